@@ -1,0 +1,155 @@
+import { maxUint256, parseEther, type Account } from "viem";
+import type { Deployment } from "../chain/deployments";
+import { roleAccount, type Role } from "./accounts";
+import { DAY } from "./deploy";
+import { connectProtocol, type Protocol } from "./protocol";
+
+const CORE = (n: number | string) => parseEther(String(n));
+
+export type SeedSummary = {
+  subnets: number;
+  pods: number;
+  locks: number;
+  votes: number;
+  claims: number;
+  finalEpoch: number;
+};
+
+/**
+ * Demo data that exercises every contract across four epochs: three datanets with fees and
+ * emissions, pods minted with CORE and with the primary token (one by the server wallet for a
+ * user, one republished into another datanet), locks (one governance), access purchases (one a
+ * subscription-package payment for someone else), a boost, up and down votes from several
+ * wallets, owner and voter claims (some left unclaimed) and a moderated pod.
+ */
+export async function seedDemo(rpcUrl: string, deployment: Deployment): Promise<SeedSummary> {
+  const p = connectProtocol(rpcUrl, deployment);
+  const who = (role: Role) => roleAccount(role);
+  const summary: SeedSummary = { subnets: 0, pods: 0, locks: 0, votes: 0, claims: 0, finalEpoch: 0 };
+
+  await fundAndApprove(p);
+
+  // ---- epoch 1: datanets, locks, access, pods, votes, a boost ----
+  const research = await publishSubnet(p, who("curatorA"));
+  const datasets = await publishSubnet(p, who("curatorB"));
+  await publishSubnet(p, who("curatorA")); // a third datanet left on its defaults
+  summary.subnets = 3;
+
+  await setParams(p, who("curatorA"), research, {
+    setAccessFeeCORE: CORE(10),
+    setAccessFeePrimaryToken: CORE(20),
+    setPublishingFeeCORE: CORE(5),
+    setPublishingFeePrimaryToken: CORE(8),
+    setRepublishingFeeCORE: CORE(2),
+    setEmissionsPerEpochCORE: CORE(1000),
+    setEmissionsPerEpochPrimaryToken: CORE(400),
+  });
+  await p.write(who("curatorA"), "SubnetManager", "seedEmissionPool", [research, CORE(20_000), CORE(8_000)]);
+  await setParams(p, who("curatorB"), datasets, {
+    setAccessFeeCORE: CORE(15),
+    setAccessFeePrimaryToken: CORE(5),
+    setPublishingFeeCORE: CORE(4),
+    setRepublishingFeeCORE: CORE(1),
+    setEmissionsPerEpochCORE: CORE(600),
+  });
+  await p.write(who("curatorB"), "SubnetManager", "seedEmissionPool", [datasets, CORE(10_000), 0n]);
+
+  const lock1 = await stake(p, who("voter1"), CORE(1000), 365 * DAY);
+  await stake(p, who("voter2"), CORE(2000), 730 * DAY);
+  const lock3 = await stake(p, who("voter3"), CORE(500), 180 * DAY);
+  const treasuryLock = await stake(p, who("treasury"), CORE(5000), 730 * DAY);
+  await p.write(who("voter1"), "VeCore", "stakeMore", [lock1, CORE(200)]);
+  await p.write(who("voter3"), "VeCore", "extendLock", [lock3, 30 * DAY].map(BigInt));
+  summary.locks = 4;
+
+  for (const voter of ["voter1", "voter2", "voter3"] as const) {
+    await p.write(who(voter), "SubnetManager", "accessSubnetWithCOREFee", [research, who(voter).address]);
+  }
+  await p.write(who("voter2"), "SubnetManager", "accessSubnetWithCOREFee", [datasets, who("voter2").address]);
+  await p.write(who("voter1"), "SubnetManager", "accessSubnetWithPrimaryTokenFee", [datasets, who("voter1").address]);
+  // a subscription package paid by the buyer for voter3
+  await p.write(who("buyer"), "SubnetManager", "accessSubnetWithCOREFee", [datasets, who("voter3").address]);
+
+  const pod1 = await mintPod(p, who("curatorB"), who("curatorB"), research, "CORE");
+  const pod2 = await mintPod(p, who("voter1"), who("voter1"), research, "PrimaryToken");
+  const pod3 = await mintPod(p, who("curatorA"), who("curatorA"), datasets, "CORE");
+  const pod4 = await mintPod(p, who("serverWallet"), who("voter2"), research, "CORE");
+  summary.pods = 4;
+
+  const vote = async (voter: Role, pod: bigint, votes: number, up: boolean) => {
+    await p.write(who(voter), "PodManager", "vote", [pod, CORE(votes), up]);
+    summary.votes++;
+  };
+  await vote("voter1", pod1, 100, true);
+  await vote("voter2", pod1, 300, true);
+  await vote("voter3", pod1, 20, false);
+  await vote("voter2", pod2, 150, true);
+  await vote("voter3", pod4, 50, true);
+  await vote("voter1", pod3, 80, true);
+  await p.write(who("buyer"), "SubnetManager", "boost", [research, CORE(250)]);
+
+  // ---- epoch 2: claims for epoch 1, a republish into another datanet, more votes ----
+  await p.advanceToNextEpoch();
+  await p.write(who("serverWallet"), "PodManager", "claimPodOwnerEmissions", [pod1, 1n]);
+  await p.write(who("voter2"), "PodManager", "claimVoterEmissions", [who("voter2").address, pod1, 1n]);
+  await p.write(who("serverWallet"), "PodManager", "claimVoterEmissions", [who("voter1").address, pod3, 1n]);
+  summary.claims += 3;
+  await p.write(who("curatorB"), "PodManager", "republishPod", [pod1, datasets]);
+  await vote("voter1", pod1, 200, true);
+  await vote("voter2", pod2, 100, false);
+  await vote("voter3", pod2, 60, true);
+  await vote("voter2", pod3, 100, true);
+  await p.write(who("treasury"), "VeCore", "stakeMore", [treasuryLock, CORE(1000)]);
+
+  // ---- epoch 3: claims for epoch 2, votes, moderation ----
+  await p.advanceToNextEpoch();
+  await p.write(who("curatorB"), "PodManager", "claimPodOwnerEmissions", [pod1, 2n]);
+  summary.claims += 1;
+  await vote("voter2", pod2, 50, true);
+  await vote("voter1", pod4, 100, true);
+  await vote("voter3", pod3, 30, true);
+  await p.write(who("deployer"), "PodManager", "invalidatePod", [pod3, "flagged after a skipped slop check"]);
+
+  // ---- epoch 4: epoch 3 closed, its emissions left to claim ----
+  summary.finalEpoch = await p.advanceToNextEpoch();
+  return summary;
+}
+
+async function fundAndApprove(p: Protocol) {
+  const admin = roleAccount("deployer");
+  const holders: Role[] = ["serverWallet", "curatorA", "curatorB", "voter1", "voter2", "voter3", "buyer", "treasury"];
+  const spenders = [p.address("SubnetManager"), p.address("PodManager"), p.address("VeCore")];
+  for (const role of holders) {
+    const account = roleAccount(role);
+    await p.write(admin, "CoreToken", "mint", [account.address, CORE(100_000)]);
+    await p.write(admin, "DemoToken", "mint", [account.address, CORE(50_000)]);
+    for (const spender of spenders) {
+      await p.write(account, "CoreToken", "approve", [spender, maxUint256]);
+      await p.write(account, "DemoToken", "approve", [spender, maxUint256]);
+    }
+  }
+}
+
+async function publishSubnet(p: Protocol, owner: Account): Promise<bigint> {
+  const id = await p.read<bigint>("SubnetManager", "nextSubnetId");
+  await p.write(owner, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
+  return id;
+}
+
+async function setParams(p: Protocol, owner: Account, subnetId: bigint, params: Record<string, bigint>) {
+  for (const [setter, value] of Object.entries(params)) {
+    await p.write(owner, "SubnetManager", setter, [subnetId, value]);
+  }
+}
+
+async function stake(p: Protocol, owner: Account, amount: bigint, duration: number): Promise<bigint> {
+  const id = await p.read<bigint>("VeCore", "nextLockupId");
+  await p.write(owner, "VeCore", "stake", [amount, BigInt(duration)]);
+  return id;
+}
+
+async function mintPod(p: Protocol, payer: Account, owner: Account, subnetId: bigint, token: "CORE" | "PrimaryToken") {
+  const id = await p.read<bigint>("PodManager", "nextPodId");
+  await p.write(payer, "PodManager", `mintPodWith${token}`, [owner.address, subnetId]);
+  return id;
+}
