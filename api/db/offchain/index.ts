@@ -1,0 +1,4 @@
+export * from "./shared";
+export * from "./platform";
+export * from "./chat";
+export * from "./eval";

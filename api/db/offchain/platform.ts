@@ -1,0 +1,246 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { createdAt, lowerCase, offchain, searchDocument, updatedAt } from "./shared";
+
+/** uint256 values (token IDs, raw wei amounts) kept exact as decimal strings. */
+const uint256 = (name: string) => numeric(name, { precision: 78, scale: 0 });
+
+export const users = offchain.table(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    idpSubject: text("idp_subject").notNull().unique(),
+    walletAddress: text("wallet_address").unique(),
+    username: text("username"),
+    avatarUrl: text("avatar_url"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("users_wallet_address_lower_case", lowerCase(t.walletAddress))],
+);
+
+export const agents = offchain.table(
+  "agents",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    thumbnailUrl: text("thumbnail_url"),
+    isOrchestrator: boolean("is_orchestrator").notNull().default(false),
+    walletAddress: text("wallet_address").notNull().unique(),
+    /** sha-256 hex of the bearer credential; the credential itself is never stored. */
+    credentialHash: text("credential_hash").notNull().unique(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("agents_wallet_address_lower_case", lowerCase(t.walletAddress))],
+);
+
+export const subnetDrafts = offchain.table(
+  "subnet_drafts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    ownerUserId: uuid("owner_user_id").references(() => users.id),
+    createdByAgentId: uuid("created_by_agent_id").references(() => agents.id),
+    subnetCreatorType: text("subnet_creator_type").notNull(),
+    subnetName: text("subnet_name").notNull(),
+    imageUrl: text("image_url"),
+    subnetDescription: text("subnet_description").notNull(),
+    onboardingPublishers: text("onboarding_publishers").notNull(),
+    onboardingVoters: text("onboarding_voters").notNull(),
+    subnetGoal: text("subnet_goal").notNull(),
+    nativeTokenAddress: text("native_token_address").notNull(),
+    nativeTokenSymbol: text("native_token_symbol").notNull(),
+    nativeTokenDecimals: integer("native_token_decimals").notNull(),
+    tokenId: uint256("token_id").unique(),
+    publishTxHash: text("publish_tx_hash").unique(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("subnet_drafts_creator_type", sql`${t.subnetCreatorType} in ('individual', 'team')`),
+    check("subnet_drafts_has_owner", sql`${t.ownerUserId} is not null or ${t.createdByAgentId} is not null`),
+    index("subnet_drafts_owner_user_idx").on(t.ownerUserId, t.createdAt),
+    index("subnet_drafts_created_by_agent_idx").on(t.createdByAgentId),
+    index("subnet_drafts_search_trgm_idx").using(
+      "gin",
+      sql`${searchDocument(t.subnetName, t.subnetDescription)} gin_trgm_ops`,
+    ),
+  ],
+);
+
+export const podDrafts = offchain.table(
+  "pod_drafts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    ownerUserId: uuid("owner_user_id").references(() => users.id),
+    agentId: uuid("agent_id").references(() => agents.id),
+    walletAddress: text("wallet_address"),
+    /** The target datanet as given by the caller (draft id or on-chain token id). */
+    subnetId: text("subnet_id").notNull(),
+    podName: text("pod_name").notNull(),
+    url: text("url").notNull(),
+    platform: text("platform").notNull(),
+    category: text("category").notNull(),
+    podDescription: text("pod_description").notNull(),
+    imageUrl: text("image_url"),
+    thumbnailUrl: text("thumbnail_url"),
+    pdfUrl: text("pdf_url"),
+    videoUrl: text("video_url"),
+    tokenId: uint256("token_id").unique(),
+    mintTxHash: text("mint_tx_hash").unique(),
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    banned: boolean("banned").notNull().default(false),
+    banReason: text("ban_reason"),
+    slopCheckSkipped: boolean("slop_check_skipped").notNull().default(false),
+    source: text("source").notNull().default("platform"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("pod_drafts_source", sql`${t.source} in ('platform', 'agent', 'chat')`),
+    check("pod_drafts_wallet_address_lower_case", lowerCase(t.walletAddress)),
+    index("pod_drafts_owner_user_idx").on(t.ownerUserId, t.createdAt),
+    index("pod_drafts_agent_idx").on(t.agentId),
+    index("pod_drafts_wallet_address_idx").on(t.walletAddress, t.createdAt),
+    index("pod_drafts_subnet_idx").on(t.subnetId),
+    index("pod_drafts_search_trgm_idx").using("gin", sql`${searchDocument(t.podName, t.podDescription)} gin_trgm_ops`),
+  ],
+);
+
+export const podRepublishes = offchain.table(
+  "pod_republishes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    podDraftId: uuid("pod_draft_id")
+      .notNull()
+      .references(() => podDrafts.id),
+    txHash: text("tx_hash").notNull().unique(),
+    subnetTokenId: uint256("subnet_token_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("pod_republishes_pod_draft_idx").on(t.podDraftId, t.createdAt)],
+);
+
+export const subnetParameterUpdates = offchain.table(
+  "subnet_parameter_updates",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    subnetDraftId: uuid("subnet_draft_id")
+      .notNull()
+      .references(() => subnetDrafts.id),
+    param: text("param").notNull(),
+    /** Raw wei, exact. */
+    value: uint256("value").notNull(),
+    txHash: text("tx_hash").notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("subnet_parameter_updates_subnet_param_idx").on(t.subnetDraftId, t.param, t.createdAt)],
+);
+
+export const comments = offchain.table(
+  "comments",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    podId: text("pod_id").notNull(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    comment: text("comment").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("comments_pod_created_idx").on(t.podId, t.createdAt, t.id)],
+);
+
+export const votesReported = offchain.table(
+  "votes_reported",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id").references(() => users.id),
+    agentId: uuid("agent_id").references(() => agents.id),
+    podId: text("pod_id").notNull(),
+    epoch: integer("epoch").notNull(),
+    votes: numeric("votes").notNull(),
+    upVote: boolean("up_vote").notNull(),
+    txHash: text("tx_hash").notNull().unique(),
+    logIndex: integer("log_index"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("votes_reported_pod_epoch_idx").on(t.podId, t.epoch),
+    index("votes_reported_user_epoch_idx").on(t.userId, t.epoch),
+    index("votes_reported_agent_idx").on(t.agentId),
+  ],
+);
+
+export const feedback = offchain.table(
+  "feedback",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    podId: text("pod_id").notNull(),
+    epoch: integer("epoch").notNull(),
+    votingPower: numeric("voting_power").notNull(),
+    upVote: boolean("up_vote").notNull(),
+    privateSubnetId: text("private_subnet_id").notNull(),
+    votes: numeric("votes").notNull(),
+    feedback: text("feedback").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("feedback_pod_epoch_idx").on(t.podId, t.epoch),
+    index("feedback_private_subnet_idx").on(t.privateSubnetId, t.createdAt),
+    index("feedback_user_idx").on(t.userId),
+  ],
+);
+
+export const boostsReported = offchain.table(
+  "boosts_reported",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    subnetId: text("subnet_id").notNull(),
+    /** Decimal string exactly as submitted. */
+    amount: text("amount").notNull(),
+    txHash: text("tx_hash").notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("boosts_reported_user_idx").on(t.userId), index("boosts_reported_subnet_idx").on(t.subnetId)],
+);
+
+export const subscriptionOrders = offchain.table(
+  "subscription_orders",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    subnetId: text("subnet_id").notNull(),
+    packageId: text("package_id").notNull(),
+    status: text("status").notNull().default("CREATED"),
+    txHash: text("tx_hash").notNull().unique(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("subscription_orders_status", sql`${t.status} in ('CREATED', 'VERIFIED')`),
+    index("subscription_orders_agent_subnet_idx").on(t.agentId, t.subnetId, t.expiresAt),
+  ],
+);
+
+export const subnetSearchDocument = searchDocument(subnetDrafts.subnetName, subnetDrafts.subnetDescription);
+export const podSearchDocument = searchDocument(podDrafts.podName, podDrafts.podDescription);

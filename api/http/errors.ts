@@ -1,0 +1,80 @@
+import { STATUS_CODES } from "node:http";
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import pg from "pg";
+import type { AppEnv } from "./types";
+
+/** The one error body of every surface. */
+export interface ErrorBody {
+  error: string;
+}
+
+export const errorBody = (message: string): ErrorBody => ({ error: message });
+
+/** An error meant for the client: its status and message are sent as they are. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+export const badRequest = (message = "Bad request") => new HttpError(400, message);
+export const unauthorized = () => new HttpError(401, "Unauthorized");
+export const notFound = (message = "Not found") => new HttpError(404, message);
+export const conflict = (message = "Conflict") => new HttpError(409, message);
+export const tooManyRequests = (retryAfterSeconds: number, message = "Too many requests") =>
+  new HttpError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export const serviceUnavailable = (message = "Service unavailable") => new HttpError(503, message);
+
+// Thrown by Hono's validator when a JSON body does not parse.
+const HONO_MALFORMED_JSON = "Malformed JSON in request body";
+
+function isInvalidJsonBody(error: unknown, c: Context): boolean {
+  if (error instanceof HTTPException) return error.status === 400 && error.message === HONO_MALFORMED_JSON;
+  // A handler's own `await c.req.json()` on a broken body.
+  return error instanceof SyntaxError && c.req.raw.bodyUsed;
+}
+
+/** SQLSTATE of a PostgreSQL error, also when wrapped as `cause`. */
+function postgresErrorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof pg.DatabaseError) return current.code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+// Safety net for constraint races a route did not pre-check; routes should still answer these themselves.
+const CLIENT_FAULT_SQLSTATES: Record<string, { status: ContentfulStatusCode; message: string }> = {
+  "23505": { status: 409, message: "Conflict" }, // unique_violation
+  "22P02": { status: 400, message: "Invalid input" }, // invalid_text_representation
+  "22003": { status: 400, message: "Invalid input" }, // numeric_value_out_of_range
+};
+
+function respond(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}) {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  return c.json(errorBody(message), status);
+}
+
+export const onError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof HttpError) return respond(c, error.status, error.message, error.headers);
+  if (isInvalidJsonBody(error, c)) return respond(c, 400, "Invalid JSON body");
+  if (error instanceof HTTPException) {
+    if (error.status === 401) return respond(c, 401, "Unauthorized");
+    return respond(c, error.status, error.message || STATUS_CODES[error.status] || "Error");
+  }
+  const sqlState = postgresErrorCode(error);
+  const clientFault = sqlState ? CLIENT_FAULT_SQLSTATES[sqlState] : undefined;
+  if (clientFault) return respond(c, clientFault.status, clientFault.message);
+
+  c.var.logger?.error({ err: error, requestId: c.var.requestId }, "unhandled error");
+  return respond(c, 500, "Internal server error");
+};
+
+export const onNotFound: NotFoundHandler<AppEnv> = (c) => respond(c, 404, "Not found");

