@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { getCookie } from "hono/cookie";
+import { createMiddleware } from "hono/factory";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  importSPKI,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type CryptoKey,
+} from "jose";
+import { isAddress } from "viem";
+import { z } from "zod";
+import type { OffchainDb } from "../../db/client";
+import { users } from "../../db/offchain";
+import { unauthorized } from "../errors";
+import type { AppEnv } from "../types";
+
+/** The identity provider's session cookie (spec §5). */
+export const IDP_COOKIE = "idp-token";
+
+export const DEFAULT_LOCAL_IDP_KEY_FILE = ".data/idp/local-idp-key.json";
+const LOCAL_ALG = "ES256";
+
+const idpEnvSchema = z.object({
+  IDP_JWKS_URL: z.url().optional(),
+  /** A PEM (SPKI) public key or a JSON JWK, instead of a JWKS URL. */
+  IDP_PUBLIC_KEY: z.string().optional(),
+  IDP_ALGORITHMS: z.string().default("ES256,RS256,EdDSA"),
+  IDP_ISSUER: z.string().default("local-idp"),
+  IDP_AUDIENCE: z.string().default("datamarket-platform"),
+  /** Claim that carries the user's wallet address. */
+  IDP_WALLET_CLAIM: z.string().default("wallet_address"),
+  IDP_LOCAL_KEY_FILE: z.string().default(DEFAULT_LOCAL_IDP_KEY_FILE),
+});
+
+export type IdpConfig = {
+  getKey: JWTVerifyGetKey | CryptoKey | Uint8Array;
+  issuer: string;
+  audience: string;
+  walletClaim: string;
+  algorithms: string[];
+};
+
+export type PlatformUser = {
+  id: string;
+  idpSubject: string;
+  walletAddress: `0x${string}` | null;
+  username: string | null;
+  avatarUrl: string | null;
+};
+
+export type UserEnv = AppEnv & { Variables: AppEnv["Variables"] & { user: PlatformUser } };
+
+/**
+ * Verification key for the cookie: a JWKS URL or a public key when configured; otherwise the
+ * local identity provider's key pair (created once in the data folder), whose private half
+ * `signLocalIdpToken` uses to sign development cookies.
+ */
+export async function loadIdpConfig(env: NodeJS.ProcessEnv = process.env): Promise<IdpConfig> {
+  const e = idpEnvSchema.parse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== "")));
+  const algorithms = e.IDP_ALGORITHMS.split(",").map((a) => a.trim());
+  const common = { issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE, walletClaim: e.IDP_WALLET_CLAIM, algorithms };
+  if (e.IDP_JWKS_URL) return { ...common, getKey: createRemoteJWKSet(new URL(e.IDP_JWKS_URL)) };
+  if (e.IDP_PUBLIC_KEY) {
+    const key = e.IDP_PUBLIC_KEY.trim();
+    if (key.startsWith("{")) {
+      const jwk = JSON.parse(key) as JWK;
+      return { ...common, getKey: createLocalJWKSet({ keys: [jwk] }) };
+    }
+    return { ...common, getKey: await importSPKI(key, algorithms[0]!) };
+  }
+  const { publicJwk } = await localIdpKeyPair(e.IDP_LOCAL_KEY_FILE);
+  return { ...common, getKey: createLocalJWKSet({ keys: [publicJwk] }) };
+}
+
+/** The local identity provider's key pair, generated on first use. */
+export async function localIdpKeyPair(file = DEFAULT_LOCAL_IDP_KEY_FILE): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
+  const resolved = path.resolve(file);
+  if (existsSync(resolved)) return JSON.parse(readFileSync(resolved, "utf8"));
+  const { privateKey, publicKey } = await generateKeyPair(LOCAL_ALG, { extractable: true });
+  const kid = "local-idp-1";
+  const pair = {
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: LOCAL_ALG },
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: LOCAL_ALG },
+  };
+  mkdirSync(path.dirname(resolved), { recursive: true });
+  writeFileSync(resolved, JSON.stringify(pair, null, 2), { mode: 0o600 });
+  return pair;
+}
+
+export type LocalTokenClaims = { sub: string; wallet?: string; username?: string; avatarUrl?: string };
+
+/** Signs a cookie value as the local identity provider would (development and tests). */
+export async function signLocalIdpToken(
+  claims: LocalTokenClaims,
+  { privateJwk, issuer = "local-idp", audience = "datamarket-platform", expiresIn = "24h" }: {
+    privateJwk: JWK;
+    issuer?: string;
+    audience?: string;
+    expiresIn?: string | number;
+  },
+): Promise<string> {
+  const key = await importJWK(privateJwk, privateJwk.alg ?? LOCAL_ALG);
+  return new SignJWT({
+    wallet_address: claims.wallet?.toLowerCase(),
+    preferred_username: claims.username,
+    picture: claims.avatarUrl,
+  })
+    .setProtectedHeader({ alg: privateJwk.alg ?? LOCAL_ALG, kid: privateJwk.kid })
+    .setSubject(claims.sub)
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(key);
+}
+
+/**
+ * Requires a valid `idp-token` cookie; sets `user` (the platform user, created on first sight
+ * and kept in step with the token's wallet, name and picture) and the rate-limit identity.
+ * Every failure is 401 {"error":"Unauthorized"}.
+ */
+export function requireUser(db: OffchainDb, config: IdpConfig) {
+  return createMiddleware<UserEnv>(async (c, next) => {
+    const token = getCookie(c, IDP_COOKIE);
+    if (!token) throw unauthorized();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, config.getKey as JWTVerifyGetKey, {
+        issuer: config.issuer,
+        audience: config.audience,
+        algorithms: config.algorithms,
+      }));
+    } catch {
+      throw unauthorized();
+    }
+    if (!payload.sub) throw unauthorized();
+    const user = await upsertUser(db, payload, config.walletClaim);
+    c.set("user", user);
+    c.set("identity", { kind: "user", id: user.id });
+    await next();
+  });
+}
+
+async function upsertUser(db: OffchainDb, payload: JWTPayload, walletClaim: string): Promise<PlatformUser> {
+  const claimed = payload[walletClaim];
+  const wallet = typeof claimed === "string" && isAddress(claimed, { strict: false }) ? claimed.toLowerCase() : null;
+  const username = typeof payload.preferred_username === "string" ? payload.preferred_username : null;
+  const avatarUrl = typeof payload.picture === "string" ? payload.picture : null;
+  const values = { idpSubject: payload.sub!, walletAddress: wallet, username, avatarUrl };
+  const [row] = await db
+    .insert(users)
+    .values(values)
+    .onConflictDoUpdate({ target: users.idpSubject, set: { walletAddress: wallet, username, avatarUrl } })
+    .returning();
+  return { ...row!, walletAddress: row!.walletAddress as `0x${string}` | null };
+}

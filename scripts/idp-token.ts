@@ -1,0 +1,23 @@
+/**
+ * Prints an `idp-token` cookie value signed by the local identity provider, for trying the
+ * Platform API's cookie routes on the local setup:
+ *   npm run idp:token -- --sub alice --wallet 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+ */
+import { parseArgs } from "node:util";
+import { localIdpKeyPair, signLocalIdpToken } from "../api/http/auth/idp-cookie";
+
+const { values } = parseArgs({
+  options: {
+    sub: { type: "string", default: "local-user" },
+    wallet: { type: "string" },
+    username: { type: "string" },
+    "expires-in": { type: "string", default: "24h" },
+  },
+});
+
+const { privateJwk } = await localIdpKeyPair(process.env.IDP_LOCAL_KEY_FILE);
+const token = await signLocalIdpToken(
+  { sub: values.sub!, wallet: values.wallet, username: values.username ?? values.sub },
+  { privateJwk, issuer: process.env.IDP_ISSUER, audience: process.env.IDP_AUDIENCE, expiresIn: values["expires-in"] },
+);
+console.log(token);
