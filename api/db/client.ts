@@ -1,5 +1,6 @@
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { bindChainSchema } from "./chain";
 import * as offchainSchema from "./offchain/index";
 
 export type OffchainDb = NodePgDatabase<typeof offchainSchema>;
@@ -29,9 +30,11 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Da
     application_name: options.applicationName ?? "datamarket-api",
   });
   pool.on("error", (error) => options.onIdleError?.(error));
+  const chainSchemaName = options.chainSchemaName ?? "chain";
+  bindChainSchema(chainSchemaName);
   return {
     pool,
     db: drizzle({ client: pool, schema: offchainSchema }),
-    chainSchemaName: options.chainSchemaName ?? "chain",
+    chainSchemaName,
   };
 }
