@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import path from "node:path";
+import { existsSync } from "node:fs";
 import { createAnvil, type Anvil } from "@viem/anvil";
+import { createTestClient, http, publicActions } from "viem";
 import { BASE_CHAIN_ID } from "../chain/chain";
 import { freePort } from "../ops/net";
 
@@ -26,6 +28,8 @@ export type StartAnvilOptions = {
   host?: string;
   /** Seconds since the epoch for the genesis block; fixed values make runs comparable. */
   timestamp?: number;
+  /** Loads the chain from this file if it exists and writes it back on exit (a persistent devnet). */
+  statePath?: string;
 };
 
 /** Starts anvil claiming Base's chain id (8453), with automine and no network access. */
@@ -38,8 +42,26 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Local
     port,
     chainId: BASE_CHAIN_ID,
     timestamp: options.timestamp,
+    state: options.statePath,
     startTimeout: 30_000,
   });
+  const resumed = options.statePath !== undefined && existsSync(options.statePath);
   await anvil.start();
-  return { rpcUrl: `http://${host}:${port}`, port, anvil, stop: () => anvil.stop() };
+  const rpcUrl = `http://${host}:${port}`;
+  if (resumed) await resumeClock(rpcUrl);
+  return { rpcUrl, port, anvil, stop: () => anvil.stop() };
+}
+
+/**
+ * A reloaded state keeps its blocks but not the clock: anvil would mine the next block at
+ * wall-clock time, possibly before the last one (the seed moves time forward). Continue from
+ * the last block instead, so timestamps and epochs never go back.
+ */
+async function resumeClock(rpcUrl: string): Promise<void> {
+  const client = createTestClient({ mode: "anvil", transport: http(rpcUrl) }).extend(publicActions);
+  const latest = await client.getBlock();
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if (latest.timestamp < now) return;
+  await client.setNextBlockTimestamp({ timestamp: latest.timestamp + 1n });
+  await client.mine({ blocks: 1 });
 }
