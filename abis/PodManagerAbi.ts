@@ -199,6 +199,37 @@ export const PodManagerAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "coreDue",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "corePool",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "primaryDue",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "primaryPool",
+        "type": "uint256"
+      }
+    ],
+    "name": "InsufficientEmissionPool",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "InvalidValidityPeriod",
     "type": "error"

@@ -105,6 +105,11 @@ contract PodManager is ERC721, AccessControl {
     error AlreadyClaimed(uint256 podId, uint256 epoch, address account);
     error NothingToClaim(uint256 podId, uint256 epoch, address account);
     error InvalidValidityPeriod();
+    /// @dev Raised by SubnetManager.payEmissions and bubbled up by the claims; declared here so
+    /// that PodManager's ABI can decode it.
+    error InsufficientEmissionPool(
+        uint256 subnetId, uint256 coreDue, uint256 corePool, uint256 primaryDue, uint256 primaryPool
+    );
 
     constructor(IERC20 core_, IVeCore veCore_, ISubnetManager subnetManager_, uint256 podValidityPeriod_, address admin)
         ERC721("Pod", "POD")

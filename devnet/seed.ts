@@ -21,9 +21,39 @@ export type SeedSummary = {
  * user, one republished into another datanet), locks (one governance), access purchases (one a
  * subscription-package payment for someone else), a boost, up and down votes from several
  * wallets, owner and voter claims (some left unclaimed) and a moderated pod.
+ *
+ * The result is reproducible: the seed runs on a clock of its own (see `freezeClock`), so two
+ * fresh chains seeded this way hold the same state apart from absolute timestamps.
  */
 export async function seedDemo(rpcUrl: string, deployment: Deployment): Promise<SeedSummary> {
   const p = connectProtocol(rpcUrl, deployment);
+  await freezeClock(p);
+  try {
+    return await seedSteps(p);
+  } finally {
+    await p.testClient.removeBlockTimestampInterval();
+  }
+}
+
+/**
+ * Lock changes (stakeMore, extendLock) earn points over the time left on the lock, so with
+ * wall-clock block times the seeded voting powers would depend on how many seconds the seed
+ * happened to take. Instead the seed starts at a fixed offset from genesis and every block
+ * keeps the previous block's timestamp; only `advanceToNextEpoch` moves time (to an exact
+ * epoch end). The interval is removed afterwards, so the chain follows the wall clock again.
+ */
+async function freezeClock(p: Protocol) {
+  const genesis = await p.read<bigint>("VeCore", "genesis");
+  const epochLength = await p.read<bigint>("VeCore", "epochLength");
+  const latest = (await p.publicClient.getBlock()).timestamp;
+  const offset = epochLength / 2n < 60n ? epochLength / 2n : 60n;
+  // a seed started long after the deployment cannot go back in time: it starts now instead
+  const start = genesis + offset > latest ? genesis + offset : latest;
+  await p.testClient.setNextBlockTimestamp({ timestamp: start });
+  await p.testClient.setBlockTimestampInterval({ interval: 0 });
+}
+
+async function seedSteps(p: Protocol): Promise<SeedSummary> {
   const who = (role: Role) => roleAccount(role);
   const summary: SeedSummary = { subnets: 0, pods: 0, locks: 0, votes: 0, claims: 0, finalEpoch: 0 };
 
