@@ -1,0 +1,153 @@
+/**
+ * Parsing of the indexer's environment for ponder.config.ts (pure: no I/O besides reading
+ * the deployments file, no Ponder imports).
+ *
+ *   PONDER_RPC_URL_8453   RPC URL(s) of Base, comma-separated. A single loopback URL (a local
+ *                         anvil) is expanded into PONDER_RPC_LANES (default 6) "lanes" with
+ *                         distinct query strings: Ponder rate-limits each URL separately.
+ *                         Falls back to the deployments file's rpcUrl.
+ *   PONDER_RPC_LANES      lanes for a single loopback URL (1 = no expansion).
+ *   DATABASE_URL          PostgreSQL connection string (required).
+ *   CORE_TOKEN_ADDRESS, VE_CORE_ADDRESS, SUBNET_MANAGER_ADDRESS, POD_MANAGER_ADDRESS
+ *   START_BLOCK           contract addresses and one start block for all of them; each falls
+ *                         back to the deployments file (DEPLOYMENTS_FILE, default
+ *                         .data/devnet/deployments.json). An address from the environment
+ *                         without START_BLOCK is indexed from block 0.
+ */
+import { deploymentsFile, readDeployment, type Deployment } from "../chain/deployments";
+
+export const BASE_CHAIN_ID = 8453;
+export const RPC_URL_ENV = `PONDER_RPC_URL_${BASE_CHAIN_ID}`;
+export const DEFAULT_LOCAL_RPC_LANES = 6;
+/** Polling interval for a local chain (anvil mines a block per transaction). */
+export const LOCAL_POLLING_INTERVAL_MS = 200;
+
+export const INDEXED_CONTRACTS = ["CoreToken", "VeCore", "SubnetManager", "PodManager"] as const;
+export type IndexedContract = (typeof INDEXED_CONTRACTS)[number];
+
+export const ADDRESS_ENV: Record<IndexedContract, string> = {
+  CoreToken: "CORE_TOKEN_ADDRESS",
+  VeCore: "VE_CORE_ADDRESS",
+  SubnetManager: "SUBNET_MANAGER_ADDRESS",
+  PodManager: "POD_MANAGER_ADDRESS",
+};
+
+export type Address = `0x${string}`;
+export type ContractLocation = { address: Address; startBlock: number };
+
+export type PonderEnv = {
+  rpcUrls: string[];
+  /** Every RPC URL is on this machine: a devnet, so Ponder's RPC cache is disabled. */
+  localRpc: boolean;
+  pollingIntervalMs: number | undefined;
+  databaseUrl: string;
+  contracts: Record<IndexedContract, ContractLocation>;
+};
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"]);
+
+export function isLoopbackUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(host) || host.startsWith("127.") || host.endsWith(".localhost");
+}
+
+/**
+ * The RPC URLs to give Ponder: the comma-separated list as given, except that a single
+ * loopback http(s) URL becomes `lanes` URLs with `lane=1..lanes` in the query string.
+ */
+export function parseRpcUrls(value: string | undefined, lanes = DEFAULT_LOCAL_RPC_LANES): string[] {
+  const urls = (value ?? "")
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url.length > 0);
+  for (const url of urls) {
+    try {
+      new URL(url);
+    } catch {
+      throw new Error(`${RPC_URL_ENV}: not a URL: ${url}`);
+    }
+  }
+  const [only] = urls;
+  if (urls.length !== 1 || only === undefined || lanes <= 1 || !isLoopbackUrl(only)) return urls;
+  const base = new URL(only);
+  if (base.protocol !== "http:" && base.protocol !== "https:") return urls;
+  return Array.from({ length: lanes }, (_, i) => {
+    const lane = new URL(base.toString());
+    lane.searchParams.set("lane", String(i + 1));
+    return lane.toString();
+  });
+}
+
+function parseLanes(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_LOCAL_RPC_LANES;
+  const lanes = Number(value);
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 64) {
+    throw new Error(`PONDER_RPC_LANES must be an integer from 1 to 64, got ${value}`);
+  }
+  return lanes;
+}
+
+function parseAddress(name: string, value: string): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new Error(`${name} is not an address: ${value}`);
+  return value as Address;
+}
+
+function parseBlock(name: string, value: string): number {
+  const block = Number(value);
+  if (!Number.isSafeInteger(block) || block < 0) throw new Error(`${name} is not a block number: ${value}`);
+  return block;
+}
+
+/** Addresses and start blocks: env first, then the deployments file. */
+export function resolveContracts(
+  env: NodeJS.ProcessEnv,
+  deployment: Deployment | undefined,
+  source = "the deployments file",
+): Record<IndexedContract, ContractLocation> {
+  const startBlockEnv = env.START_BLOCK?.trim();
+  const startBlock = startBlockEnv ? parseBlock("START_BLOCK", startBlockEnv) : undefined;
+  const entries = INDEXED_CONTRACTS.map((name) => {
+    const envName = ADDRESS_ENV[name];
+    const fromEnv = env[envName]?.trim();
+    const fromFile = deployment?.contracts[name];
+    const address = fromEnv ? parseAddress(envName, fromEnv) : fromFile?.address;
+    if (address === undefined) {
+      throw new Error(`No address for ${name}: set ${envName} or provide ${source}`);
+    }
+    // a file's start block only belongs with the file's address
+    const fileStartBlock = fromEnv ? undefined : fromFile?.startBlock;
+    return [name, { address, startBlock: startBlock ?? fileStartBlock ?? 0 }] as const;
+  });
+  return Object.fromEntries(entries) as Record<IndexedContract, ContractLocation>;
+}
+
+/** Everything ponder.config.ts needs, from `env` (and the deployments file when needed). */
+export function loadPonderEnv(env: NodeJS.ProcessEnv = process.env): PonderEnv {
+  const file = deploymentsFile(env);
+  const needsFile =
+    INDEXED_CONTRACTS.some((name) => !env[ADDRESS_ENV[name]]?.trim()) ||
+    !env.START_BLOCK?.trim() ||
+    !env[RPC_URL_ENV]?.trim();
+  const deployment = needsFile ? readDeployment(file) : undefined;
+
+  const databaseUrl = env.DATABASE_URL?.trim();
+  if (!databaseUrl) throw new Error("DATABASE_URL is not set (the indexer uses PostgreSQL)");
+
+  const rpcUrls = parseRpcUrls(env[RPC_URL_ENV]?.trim() || deployment?.rpcUrl, parseLanes(env.PONDER_RPC_LANES));
+  if (rpcUrls.length === 0) throw new Error(`${RPC_URL_ENV} is not set`);
+  const localRpc = rpcUrls.every(isLoopbackUrl);
+
+  return {
+    rpcUrls,
+    localRpc,
+    pollingIntervalMs: localRpc ? LOCAL_POLLING_INTERVAL_MS : undefined,
+    databaseUrl,
+    contracts: resolveContracts(env, deployment, file),
+  };
+}
