@@ -7,7 +7,8 @@ import type { ApiConfig } from "./config";
 import { createDb } from "./db/client";
 import { runMigrations } from "./db/migrate";
 import type { ApiDeps } from "./deps";
-import { createEvalApp } from "./eval/app";
+import { createEvalApp, createEvalSettlementWorker } from "./eval/app";
+import type { SettlementWorker } from "./eval/settlement/worker";
 import { createLogger } from "./http/logger";
 import { createPlatformApp } from "./platform/app";
 
@@ -54,8 +55,10 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     : await startEmbeddedPostgres();
   const servers: ServerType[] = [];
   let pool: ApiDeps["pool"] | undefined;
+  let settlementWorker: SettlementWorker | null = null;
 
   const close = async () => {
+    await settlementWorker?.stop();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
     await database.stop();
@@ -72,6 +75,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     servers.push(await listen(createPlatformApp(deps), config.ports.platform));
     servers.push(await listen(createChatApp(deps), config.ports.chat));
     servers.push(await listen(createEvalApp(deps), config.ports.eval));
+    settlementWorker = createEvalSettlementWorker(deps);
+    settlementWorker?.start();
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

@@ -54,6 +54,8 @@ export const evaluations = offchain.table(
     score: score("score").notNull().default(0),
     payload: text("payload").notNull(),
     criteria: jsonb("criteria").$type<string[]>().notNull().default([]),
+    /** 'caller' when the submitter named the criteria, 'service' when it sent none and the service picked them. */
+    criteriaSource: text("criteria_source").notNull().default("caller"),
     context: text("context"),
     settlementMinutes: integer("settlement_minutes").notNull(),
     minSettleAt: timestamp("min_settle_at", { withTimezone: true }).notNull(),
@@ -71,6 +73,7 @@ export const evaluations = offchain.table(
     check("evaluations_type", sql`${t.type} in ('answer', 'plan', 'trace', 'artifact')`),
     check("evaluations_status", sql`${t.status} in ('PENDING', 'SETTLED', 'FAILED')`),
     check("evaluations_mode", sql`${t.mode} in ('STANDARD', 'LITE')`),
+    check("evaluations_criteria_source", sql`${t.criteriaSource} in ('caller', 'service')`),
     unique("evaluations_account_idempotency_key").on(t.accountId, t.idempotencyKey),
     index("evaluations_status_min_settle_idx").on(t.status, t.minSettleAt),
     index("evaluations_account_created_idx").on(t.accountId, t.createdAt),
@@ -89,6 +92,8 @@ export const evalAttachments = offchain.table(
     filename: text("filename").notNull(),
     contentType: text("content_type").notNull(),
     sizeBytes: integer("size_bytes"),
+    /** sha-256 hex of the bytes sealed at submit (what peers download and the judge sees). */
+    sha256: text("sha256"),
     uploadedAt: timestamp("uploaded_at", { withTimezone: true }),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: createdAt(),

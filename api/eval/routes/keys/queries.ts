@@ -1,0 +1,1 @@
+export { issueKeyForNewAccount } from "../../keys";
