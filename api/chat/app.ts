@@ -5,6 +5,19 @@ import { jsonContent, mountOpenApi } from "../http/openapi";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
 import { registerReadiness } from "../http/readiness";
 import type { AppEnv } from "../http/types";
+import { loadChatConfig, type ChatConfig } from "./config";
+import { chatAuthMiddleware, indexedMiddleware, type ChatContext } from "./context";
+import { authRoutes } from "./routes/auth/routes";
+import { chatRoutes } from "./routes/chat/routes";
+import { emissionsRoutes } from "./routes/emissions/routes";
+import { podRoutes } from "./routes/pods/routes";
+import { createAssistant } from "./services/assistant/assistant";
+import { KnowledgeBase } from "./services/assistant/knowledge";
+import { createLlm, type Llm } from "./services/assistant/llm";
+import { createChatChain, type ChatChain } from "./services/chain";
+import { PodLocks } from "./services/pod-locks";
+import { createPostFetcher, type PostFetcher } from "./services/post-fetcher";
+import { createSlopChecker } from "./services/slop-check";
 
 const HealthSchema = z
   .object({
@@ -39,15 +52,72 @@ function registerHealth(app: OpenAPIHono<AppEnv>, startedAt: Date): void {
   );
 }
 
-/** Chat server (agent API): no version prefix, bare bodies. */
-export function createChatApp(deps: ApiDeps & { startedAt?: Date }) {
-  const { config, pool } = deps;
-  const app = createApp({ logger: deps.logger.child({ service: "chat-server" }) });
-  const limiter = deps.rateLimiter ?? createPostgresRateLimiter(pool, { ...config.rateLimit, keyPrefix: "chat" });
+/** What tests (or an embedding process) may supply instead of the environment's settings. */
+export interface ChatAppOptions {
+  /** Default: `loadChatConfig(process.env)`. */
+  config?: ChatConfig;
+  /** Default: built from `config.protocol` and `config.serverPrivateKey`. */
+  chain?: ChatChain;
+  postFetcher?: PostFetcher;
+  /** Default: an OpenAI-compatible client when `config.llm` is set. */
+  llm?: Llm;
+  /** Clock for nonce, session and chat expiry. */
+  now?: () => Date;
+}
 
-  app.use(rateLimit(limiter, { trustProxy: config.trustProxy, skip: (c) => PROBE_PATHS.has(c.req.path) }));
+/** Chat server (agent API): no version prefix, bare bodies. */
+export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatAppOptions }) {
+  const { config: apiConfig, pool } = deps;
+  const options = deps.chat ?? {};
+  const logger = deps.logger.child({ service: "chat-server" });
+  const app = createApp({ logger });
+  const limiter = deps.rateLimiter ?? createPostgresRateLimiter(pool, { ...apiConfig.rateLimit, keyPrefix: "chat" });
+  const ipAndIdentityLimit = rateLimit(limiter, {
+    trustProxy: apiConfig.trustProxy,
+    skip: (c) => PROBE_PATHS.has(c.req.path),
+  });
+
+  const config = options.config ?? loadChatConfig();
+  if (!config.protocol) logger.warn({ reason: config.protocolError }, "no chain configured: mint, claim and emissions answer 503");
+  const chain = options.chain ?? (config.protocol ? createChatChain(config.protocol, config.serverPrivateKey) : undefined);
+  const llm = options.llm ?? (config.llm ? createLlm(config.llm) : undefined);
+  const now = options.now ?? (() => new Date());
+  const knowledge = new KnowledgeBase({ docsDir: config.docsDir, specFile: config.specFile, logger });
+  const ctx: ChatContext = {
+    config,
+    db: deps.db,
+    pool,
+    logger,
+    viewsSchema: apiConfig.ponderViewsSchema,
+    chain,
+    postFetcher: options.postFetcher ?? createPostFetcher(config.postSource, logger),
+    slopChecker: createSlopChecker(llm, logger),
+    llm,
+    knowledge,
+    assistant: createAssistant({
+      knowledge,
+      llm,
+      live: { db: deps.db, pool, viewsSchema: apiConfig.ponderViewsSchema, chain, logger },
+      logger,
+    }),
+    podLocks: new PodLocks(pool),
+    now,
+    auth: chatAuthMiddleware(deps, ipAndIdentityLimit, now),
+    indexed: indexedMiddleware(pool, apiConfig.ponderViewsSchema),
+  };
+
+  app.use(ipAndIdentityLimit);
+  app.openAPIRegistry.registerComponent("securitySchemes", "walletSession", {
+    type: "http",
+    scheme: "bearer",
+    description: "Session token from POST /auth/verify, valid 24 hours",
+  });
   registerHealth(app, deps.startedAt ?? new Date());
-  registerReadiness(app, { pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
+  registerReadiness(app, { pool, viewsSchema: apiConfig.ponderViewsSchema, ponderUrl: apiConfig.ponderUrl });
+  app.route("/", authRoutes(ctx));
+  app.route("/", podRoutes(ctx));
+  app.route("/", emissionsRoutes(ctx));
+  app.route("/", chatRoutes(ctx));
   mountOpenApi(app, { title: "Data-Market Chat Server", version: "1.0.0" });
   return app;
 }
