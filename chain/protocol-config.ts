@@ -21,9 +21,18 @@ export function primaryRpcUrl(env: NodeJS.ProcessEnv = process.env): string | un
   return env.PONDER_RPC_URL_8453?.split(",").map((u) => u.trim()).find(Boolean);
 }
 
-export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === "127.0.0.1" || host === "localhost" || host === "[::1]" || host === "::1";
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"]);
+
+/** An RPC on this machine (a devnet): Ponder's cache is disabled and clients poll fast. */
+export function isLoopbackUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(host) || host.startsWith("127.") || host.endsWith(".localhost");
 }
 
 /**

@@ -15,6 +15,9 @@
  *                         without START_BLOCK is indexed from block 0.
  */
 import { deploymentsFile, readDeployment, type Deployment } from "../chain/deployments";
+import { isLoopbackUrl } from "../chain/protocol-config";
+
+export { isLoopbackUrl };
 
 export const BASE_CHAIN_ID = 8453;
 export const RPC_URL_ENV = `PONDER_RPC_URL_${BASE_CHAIN_ID}`;
@@ -43,19 +46,6 @@ export type PonderEnv = {
   databaseUrl: string;
   contracts: Record<IndexedContract, ContractLocation>;
 };
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"]);
-
-export function isLoopbackUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  const host = url.hostname.toLowerCase();
-  return LOOPBACK_HOSTS.has(host) || host.startsWith("127.") || host.endsWith(".localhost");
-}
 
 /**
  * The RPC URLs to give Ponder: the comma-separated list as given, except that a single
