@@ -55,6 +55,7 @@ const CLIENT_FAULT_SQLSTATES: Record<string, { status: ContentfulStatusCode; mes
   "23505": { status: 409, message: "Conflict" }, // unique_violation
   "22P02": { status: 400, message: "Invalid input" }, // invalid_text_representation
   "22003": { status: 400, message: "Invalid input" }, // numeric_value_out_of_range
+  "22021": { status: 400, message: "Invalid input" }, // character_not_in_repertoire (a NUL in text)
 };
 
 function respond(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}) {

@@ -56,6 +56,17 @@ describe("identity-provider cookie", () => {
     expect(((await again.json()) as { id: string }).id).toBe(user.id);
   });
 
+  it("moves a wallet to the account whose token claims it last", async () => {
+    const wallet = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+    const first = await app().request("/me", withCookie(await sign({ sub: "carol", wallet })));
+    const second = await app().request("/me", withCookie(await sign({ sub: "dave", wallet })));
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as { walletAddress: string }).walletAddress).toBe(wallet.toLowerCase());
+    expect(first.status).toBe(200);
+    const carol = await app().request("/me", withCookie(await sign({ sub: "carol" })));
+    expect(((await carol.json()) as { walletAddress: string | null }).walletAddress).toBeNull();
+  });
+
   it.each([
     ["a missing cookie", async () => undefined],
     ["garbage", async () => "not-a-jwt"],

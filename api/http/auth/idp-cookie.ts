@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { and, eq, ne } from "drizzle-orm";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import {
@@ -156,10 +157,20 @@ async function upsertUser(db: OffchainDb, payload: JWTPayload, walletClaim: stri
   const username = typeof payload.preferred_username === "string" ? payload.preferred_username : null;
   const avatarUrl = typeof payload.picture === "string" ? payload.picture : null;
   const values = { idpSubject: payload.sub!, walletAddress: wallet, username, avatarUrl };
-  const [row] = await db
-    .insert(users)
-    .values(values)
-    .onConflictDoUpdate({ target: users.idpSubject, set: { walletAddress: wallet, username, avatarUrl } })
-    .returning();
-  return { ...row!, walletAddress: row!.walletAddress as `0x${string}` | null };
+  // The identity provider is the authority on who holds a wallet: the latest token's user gets it.
+  const row = await db.transaction(async (tx) => {
+    if (wallet) {
+      await tx
+        .update(users)
+        .set({ walletAddress: null })
+        .where(and(eq(users.walletAddress, wallet), ne(users.idpSubject, values.idpSubject)));
+    }
+    const [upserted] = await tx
+      .insert(users)
+      .values(values)
+      .onConflictDoUpdate({ target: users.idpSubject, set: { walletAddress: wallet, username, avatarUrl } })
+      .returning();
+    return upserted!;
+  });
+  return { ...row, walletAddress: row.walletAddress as `0x${string}` | null };
 }
