@@ -7,6 +7,7 @@ import {
   numeric,
   text,
   timestamp,
+  unique,
   uuid,
 } from "drizzle-orm/pg-core";
 import { createdAt, lowerCase, offchain, searchDocument, updatedAt } from "./shared";
@@ -161,27 +162,41 @@ export const comments = offchain.table(
   (t) => [index("comments_pod_created_idx").on(t.podId, t.createdAt, t.id)],
 );
 
+/** Votes reported through the API (user or agent), each proven by its `Voted` event. */
 export const votesReported = offchain.table(
   "votes_reported",
   {
     id: uuid("id").primaryKey().defaultRandom(),
+    /** The vote's public id, `${txHash}-${logIndex}` (as the indexer's `vote.id`). */
+    voteId: text("vote_id").notNull().unique(),
     userId: uuid("user_id").references(() => users.id),
     agentId: uuid("agent_id").references(() => agents.id),
+    /** The pod's draft id when it has metadata, else its token id. */
     podId: text("pod_id").notNull(),
+    podTokenId: uint256("pod_token_id").notNull(),
+    /** The datanet the vote counted for (Voted.subnetId). */
+    subnetTokenId: uint256("subnet_token_id").notNull(),
+    voter: text("voter").notNull(),
     epoch: integer("epoch").notNull(),
-    votes: numeric("votes").notNull(),
+    /** Raw smallest-unit amounts, exact. */
+    votes: uint256("votes").notNull(),
+    votingPower: uint256("voting_power").notNull(),
     upVote: boolean("up_vote").notNull(),
     txHash: text("tx_hash").notNull().unique(),
-    logIndex: integer("log_index"),
+    logIndex: integer("log_index").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
-    index("votes_reported_pod_epoch_idx").on(t.podId, t.epoch),
+    check("votes_reported_voter_lower_case", lowerCase(t.voter)),
+    check("votes_reported_tx_hash_lower_case", lowerCase(t.txHash)),
+    check("votes_reported_reporter", sql`${t.userId} is not null or ${t.agentId} is not null`),
+    index("votes_reported_pod_epoch_idx").on(t.podTokenId, t.epoch, t.voter),
     index("votes_reported_user_epoch_idx").on(t.userId, t.epoch),
     index("votes_reported_agent_idx").on(t.agentId),
   ],
 );
 
+/** Written feedback stored alongside the caller wallet's vote(s) on a pod in an epoch, one per direction. */
 export const feedback = offchain.table(
   "feedback",
   {
@@ -189,22 +204,33 @@ export const feedback = offchain.table(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
+    /** The wallet whose votes the feedback goes with. */
+    voter: text("voter").notNull(),
+    /** The pod's draft id when it has metadata, else its token id. */
     podId: text("pod_id").notNull(),
+    podTokenId: uint256("pod_token_id").notNull(),
+    /** The datanet the votes counted for. */
+    subnetTokenId: uint256("subnet_token_id").notNull(),
     epoch: integer("epoch").notNull(),
-    votingPower: numeric("voting_power").notNull(),
+    /** Raw smallest-unit amounts, equal to the chain's. */
+    votingPower: uint256("voting_power").notNull(),
     upVote: boolean("up_vote").notNull(),
+    /** As sent (the datanet's draft id or token id). */
     privateSubnetId: text("private_subnet_id").notNull(),
-    votes: numeric("votes").notNull(),
+    votes: uint256("votes").notNull(),
     feedback: text("feedback").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
-    index("feedback_pod_epoch_idx").on(t.podId, t.epoch),
-    index("feedback_private_subnet_idx").on(t.privateSubnetId, t.createdAt),
+    check("feedback_voter_lower_case", lowerCase(t.voter)),
+    unique("feedback_voter_pod_epoch_direction").on(t.voter, t.podTokenId, t.epoch, t.upVote),
+    index("feedback_pod_epoch_idx").on(t.podTokenId, t.epoch),
+    index("feedback_subnet_idx").on(t.subnetTokenId, t.createdAt),
     index("feedback_user_idx").on(t.userId),
   ],
 );
 
+/** Targeted stakes (`/stakes/boost`), each proven by its `SubnetBoosted` event. */
 export const boostsReported = offchain.table(
   "boosts_reported",
   {
@@ -212,15 +238,29 @@ export const boostsReported = offchain.table(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
+    /** The datanet's draft id when it has metadata, else its token id. */
     subnetId: text("subnet_id").notNull(),
+    subnetTokenId: uint256("subnet_token_id").notNull(),
+    staker: text("staker").notNull(),
     /** Decimal string exactly as submitted. */
     amount: text("amount").notNull(),
+    /** The same amount in the smallest unit (= SubnetBoosted.amount). */
+    amountRaw: uint256("amount_raw").notNull(),
     txHash: text("tx_hash").notNull().unique(),
     createdAt: createdAt(),
   },
-  (t) => [index("boosts_reported_user_idx").on(t.userId), index("boosts_reported_subnet_idx").on(t.subnetId)],
+  (t) => [
+    check("boosts_reported_staker_lower_case", lowerCase(t.staker)),
+    check("boosts_reported_tx_hash_lower_case", lowerCase(t.txHash)),
+    index("boosts_reported_user_idx").on(t.userId),
+    index("boosts_reported_subnet_idx").on(t.subnetTokenId),
+  ],
 );
 
+/**
+ * Subscription package orders: CREATED once the payment transaction is proven but has fewer
+ * confirmations than required, VERIFIED (with `expiresAt`) once it has them.
+ */
 export const subscriptionOrders = offchain.table(
   "subscription_orders",
   {
@@ -228,16 +268,29 @@ export const subscriptionOrders = offchain.table(
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id),
+    /** The datanet's draft id. */
     subnetId: text("subnet_id").notNull(),
+    subnetTokenId: uint256("subnet_token_id").notNull(),
     packageId: text("package_id").notNull(),
+    /** Copied from the package when ordered. */
+    subscriptionDays: integer("subscription_days").notNull(),
+    /** CORE paid, raw (= the datanet's access fee at the payment's block). */
+    amount: uint256("amount").notNull(),
     status: text("status").notNull().default("CREATED"),
     txHash: text("tx_hash").notNull().unique(),
+    blockNumber: uint256("block_number").notNull(),
+    verifiedAt: timestamp("verified_at", { withTimezone: true }),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     check("subscription_orders_status", sql`${t.status} in ('CREATED', 'VERIFIED')`),
+    check(
+      "subscription_orders_verified_expiry",
+      sql`(${t.status} = 'VERIFIED') = (${t.expiresAt} is not null and ${t.verifiedAt} is not null)`,
+    ),
+    check("subscription_orders_tx_hash_lower_case", lowerCase(t.txHash)),
     index("subscription_orders_agent_subnet_idx").on(t.agentId, t.subnetId, t.expiresAt),
   ],
 );

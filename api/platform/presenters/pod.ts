@@ -1,0 +1,117 @@
+/** Response shapes of pods (spec §2 "UserPod", "PublicPod") and their presenters. */
+import { z } from "@hono/zod-openapi";
+import { toTokenNumber } from "../../../chain/units";
+import type { PodWithChain, PublicPodRow } from "../routes/pods/queries";
+
+const dateTime = z.string().openapi({ format: "date-time" });
+
+export const UserPodSchema = z
+  .object({
+    id: z.string().openapi({ format: "uuid" }),
+    name: z.string(),
+    description: z.string(),
+    tokenId: z.number().int().nullable().openapi({ description: "null until minted" }),
+    privateSubnetId: z.string().openapi({ description: "The datanet's id" }),
+    url: z.string().openapi({ format: "uri" }),
+    imageUrl: z.string().nullable(),
+    thumbnailUrl: z.string().nullable(),
+    status: z.enum(["draft", "active", "archived"]),
+    banned: z.boolean(),
+    banReason: z.string().nullable(),
+    podValidityEpoch: z.number().int().openapi({ description: "Last epoch the pod earns curation rewards; 0 while draft" }),
+    cumulativeUpVotesVolume: z.number(),
+    cumulativeDownVotesVolume: z.number(),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .openapi("UserPod");
+
+export const PodCreatorSchema = z
+  .object({ id: z.string(), username: z.string().nullable(), avatarUrl: z.string().nullable() })
+  .openapi("PodCreator");
+
+export const PublicPodSchema = z
+  .object({
+    id: z.string().openapi({ format: "uuid" }),
+    name: z.string(),
+    description: z.string(),
+    tokenId: z.number().int(),
+    privateSubnetId: z.string(),
+    url: z.string().openapi({ format: "uri" }),
+    imageUrl: z.string().nullable(),
+    thumbnailUrl: z.string().nullable(),
+    videoUrl: z.string().nullable(),
+    pdfUrl: z.string().nullable(),
+    creator: PodCreatorSchema,
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    podValidityEpoch: z.number().int(),
+    cumulativeUpVotesVolume: z.number(),
+    cumulativeDownVotesVolume: z.number(),
+  })
+  .openapi("PublicPod");
+
+export type UserPodResponse = z.infer<typeof UserPodSchema>;
+export type PublicPodResponse = z.infer<typeof PublicPodSchema>;
+
+const tokens = (raw: bigint | null) => (raw === null ? 0 : toTokenNumber(raw));
+
+/** draft → active once minted; archived once an agent archived it. Banned pods keep their status (see `banned`). */
+export function podStatus(row: Pick<PodWithChain, "tokenId" | "archivedAt">): UserPodResponse["status"] {
+  if (row.archivedAt) return "archived";
+  return row.tokenId === null ? "draft" : "active";
+}
+
+export function presentUserPod(row: PodWithChain): UserPodResponse {
+  return {
+    id: row.id,
+    name: row.podName,
+    description: row.podDescription,
+    tokenId: row.tokenId === null ? null : Number(row.tokenId),
+    privateSubnetId: row.subnetId,
+    url: row.url,
+    imageUrl: row.imageUrl,
+    thumbnailUrl: row.thumbnailUrl,
+    status: podStatus(row),
+    banned: row.banned,
+    banReason: row.banReason,
+    podValidityEpoch: row.chainValidityEpoch === null ? 0 : Number(row.chainValidityEpoch),
+    cumulativeUpVotesVolume: tokens(row.chainUpVotes),
+    cumulativeDownVotesVolume: tokens(row.chainDownVotes),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The pod's creator: the user who created it; for agent-created pods the agent (its name and
+ * thumbnail); for chat-server pods the user linked to the owner wallet, else `wallet:<address>`.
+ */
+export function presentCreator(row: PublicPodRow): z.infer<typeof PodCreatorSchema> {
+  const c = row.creator;
+  if (c.userId) return { id: c.userId, username: c.userName, avatarUrl: c.userAvatarUrl };
+  if (c.agentId) return { id: c.agentId, username: c.agentName, avatarUrl: c.agentThumbnailUrl };
+  if (c.walletUserId) return { id: c.walletUserId, username: c.walletUserName, avatarUrl: c.walletUserAvatarUrl };
+  return { id: `wallet:${row.walletAddress ?? "unknown"}`, username: null, avatarUrl: null };
+}
+
+export function presentPublicPod(row: PublicPodRow): PublicPodResponse {
+  return {
+    id: row.id,
+    name: row.podName,
+    description: row.podDescription,
+    tokenId: Number(row.tokenId),
+    privateSubnetId: row.subnetId,
+    url: row.url,
+    imageUrl: row.imageUrl,
+    thumbnailUrl: row.thumbnailUrl,
+    videoUrl: row.videoUrl,
+    pdfUrl: row.pdfUrl,
+    creator: presentCreator(row),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    podValidityEpoch: row.chainValidityEpoch === null ? 0 : Number(row.chainValidityEpoch),
+    cumulativeUpVotesVolume: tokens(row.chainUpVotes),
+    cumulativeDownVotesVolume: tokens(row.chainDownVotes),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Operator commands for pod moderation:
+ *   npm run moderate -- ban --pod <podId|tokenId> --reason "why"
+ *   npm run moderate -- list-unchecked [--json]
+ *
+ * `ban` sends PodManager.invalidatePod from MODERATOR_PRIVATE_KEY (default on a local chain: the
+ * devnet deployer, which holds MODERATOR_ROLE), then marks the pod banned with the reason: it
+ * leaves the public lists and earns nothing from the current epoch on. `list-unchecked` lists
+ * the pods minted with the slop check skipped.
+ *
+ * Database: DATABASE_URL, else the project's embedded PostgreSQL (the one `npm start` runs).
+ * Chain: PONDER_RPC_URL_8453 and the contract addresses, else the devnet's deployments file.
+ */
+import { parseArgs } from "node:util";
+import { privateKeyToAccount, type Account } from "viem/accounts";
+import { createChainClient } from "../chain/client";
+import { loadProtocolConfig } from "../chain/protocol-config";
+import { createDb } from "../api/db/client";
+import { runMigrations } from "../api/db/migrate";
+import { loadPlatformConfig } from "../api/platform/config";
+import { banPod, listUncheckedPods, ModerationError } from "../api/platform/services/moderation";
+import { roleAccount } from "../devnet/accounts";
+import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
+
+const USAGE = `usage:
+  npm run moderate -- ban --pod <podId|tokenId> --reason "why"
+  npm run moderate -- list-unchecked [--json]`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    pod: { type: "string" },
+    reason: { type: "string" },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+const command = positionals[0];
+if (values.help || (command !== "ban" && command !== "list-unchecked")) {
+  console.error(USAGE);
+  process.exit(values.help ? 0 : 2);
+}
+if (command === "ban" && (!values.pod || !values.reason)) {
+  console.error(`ban needs --pod and --reason\n${USAGE}`);
+  process.exit(2);
+}
+
+const database: DatabaseHandle = await resolveDatabase();
+const store = createDb(database.url, { chainSchemaName: process.env.PONDER_VIEWS_SCHEMA || "chain", maxConnections: 2 });
+
+let exitCode = 0;
+try {
+  await runMigrations(database.url);
+  if (command === "list-unchecked") {
+    const pods = await listUncheckedPods(store.db);
+    if (values.json) console.log(JSON.stringify(pods, null, 2));
+    else if (pods.length === 0) console.log("No pods minted with the slop check skipped.");
+    else {
+      for (const pod of pods) {
+        const state = pod.banned ? `BANNED (${pod.banReason})` : pod.invalidated ? "invalidated on chain" : "listed";
+        console.log(`${pod.id}  token ${pod.tokenId ?? "-"}  ${state}  ${pod.name}  ${pod.url}`);
+      }
+    }
+  } else {
+    const protocol = loadProtocolConfig(process.env);
+    const config = loadPlatformConfig(process.env);
+    let moderator: Account;
+    if (config.moderatorPrivateKey) moderator = privateKeyToAccount(config.moderatorPrivateKey);
+    else if (protocol.local) moderator = roleAccount("deployer");
+    else throw new ModerationError("Set MODERATOR_PRIVATE_KEY (a key holding PodManager's MODERATOR_ROLE)");
+    const result = await banPod(
+      { db: store.db, chain: { protocol, client: createChainClient(protocol) }, moderator },
+      { pod: values.pod!, reason: values.reason! },
+    );
+    if (values.json) console.log(JSON.stringify({ ...result, tokenId: result.tokenId?.toString() ?? null }));
+    else {
+      const chainPart =
+        result.onChain === "sent"
+          ? `invalidated on chain in ${result.txHash}`
+          : result.onChain === "already"
+            ? "already invalid on chain"
+            : "not minted: nothing to invalidate on chain";
+      console.log(`Pod ${result.podId ?? "(no metadata)"} token ${result.tokenId ?? "-"}: ${chainPart}; ${result.podId ? "marked banned" : "no record to mark"}.`);
+    }
+  }
+} catch (error) {
+  console.error(error instanceof ModerationError ? error.message : error);
+  exitCode = 1;
+} finally {
+  await store.pool.end().catch(() => undefined);
+  await database.stop().catch(() => undefined);
+}
+process.exit(exitCode);

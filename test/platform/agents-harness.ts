@@ -1,0 +1,142 @@
+/**
+ * Helpers of the engagement and agent route tests, on top of harness.ts: published datanets and
+ * minted pods made through the API with real transactions, locks and access for voters, agent
+ * registration with a funded wallet, and bearer requests.
+ */
+import { parseEther, type Account, type Hash } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { expect } from "vitest";
+import type { AgentsConfig } from "../../api/platform/agents-config";
+import { createPlatformApp } from "../../api/platform/app";
+import { DAY } from "../../devnet/deploy";
+import { BASE, CORE, json, podDraftBody, subnetDraftBody, type PlatformHarness, type Session } from "./harness";
+
+export type Ref = { id: string; tokenId: bigint };
+
+/** A datanet drafted by `session` and published on chain by `account`. */
+export async function publishDatanet(h: PlatformHarness, session: Session, account: Account, name = "Research"): Promise<Ref> {
+  const p = h.devnet.protocol;
+  const created = await session.post(`${BASE}/me/subnets`, subnetDraftBody({ subnetName: name }, p.address("DemoToken")));
+  expect(created.status).toBe(201);
+  const { id } = (await json(created)).data;
+  const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
+  const { transactionHash } = await h.write(account, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
+  const response = await session.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash });
+  expect(response.status).toBe(200);
+  return { id, tokenId };
+}
+
+/** A pod drafted by `session` and minted by `account` into `subnet`. */
+export async function mintedPod(
+  h: PlatformHarness,
+  session: Session,
+  account: Account,
+  subnet: Ref,
+  overrides: Record<string, unknown> = {},
+): Promise<Ref> {
+  const p = h.devnet.protocol;
+  const created = await session.post(`${BASE}/me/pods`, podDraftBody(subnet.id, overrides));
+  expect(created.status).toBe(201);
+  const { id } = (await json(created)).data;
+  const tokenId = await p.read<bigint>("PodManager", "nextPodId");
+  const { transactionHash } = await h.write(account, "PodManager", "mintPodWithCORE", [account.address, subnet.tokenId]);
+  const response = await session.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash: transactionHash });
+  expect(response.status).toBe(200);
+  return { id, tokenId };
+}
+
+/** Gives `voter` voting power (a lock of `amount` CORE for a year) and access to the datanets. */
+export async function makeVoter(h: PlatformHarness, voter: Account, subnets: Ref[], amount = CORE(1000)) {
+  await h.write(voter, "VeCore", "stake", [amount, BigInt(365 * DAY)]);
+  for (const subnet of subnets) {
+    await h.write(voter, "SubnetManager", "accessSubnetWithCOREFee", [subnet.tokenId, voter.address]);
+  }
+}
+
+/** Votes on chain; returns the tx hash and the event's epoch and voting power. */
+export async function voteOnChain(h: PlatformHarness, voter: Account, pod: Ref, votes: bigint, upVote = true) {
+  const receipt = await h.write(voter, "PodManager", "vote", [pod.tokenId, votes, upVote]);
+  const p = h.devnet.protocol;
+  const epoch = await p.currentEpoch();
+  const votingPower = await p.read<bigint>("VeCore", "votingPowerOf", [voter.address]);
+  return { hash: receipt.transactionHash as Hash, logIndex: receipt.logs.at(-1)!.logIndex, epoch, votingPower };
+}
+
+export type Agent = {
+  id: string;
+  credential: string;
+  walletAddress: `0x${string}`;
+  account: Account;
+  registration: Record<string, unknown>;
+  request(path: string, options?: { method?: string; body?: unknown; credential?: string }): Promise<Response>;
+};
+
+/** Registers an agent through the API; with `funded`, gives its wallet ETH, CORE and approvals. */
+export async function registerAgent(
+  h: PlatformHarness,
+  body: Record<string, unknown> = { name: "Scout", description: "Finds datasets" },
+  { funded = false } = {},
+): Promise<Agent> {
+  const response = await h.request(`${BASE}/agents/register`, { body });
+  expect(response.status).toBe(200);
+  const { data } = await json(response);
+  const account = privateKeyToAccount(data.privateKey);
+  const agent: Agent = {
+    id: data.id,
+    credential: data.apiKey,
+    walletAddress: data.walletAddress,
+    account,
+    registration: data,
+    request: (path, { method, body: requestBody, credential } = {}) =>
+      h.request(path, {
+        method: method ?? (requestBody === undefined ? "GET" : "POST"),
+        body: requestBody,
+        headers: { Authorization: `Bearer ${credential ?? data.apiKey}` },
+      }),
+  };
+  if (funded) {
+    await h.devnet.protocol.testClient.setBalance({ address: account.address, value: parseEther("10") });
+    await h.fund(account);
+  }
+  return agent;
+}
+
+/** The same app with other engagement/agent settings (e.g. more order confirmations). */
+export function appWithAgentsConfig(h: PlatformHarness, overrides: Partial<AgentsConfig>) {
+  const agentsConfig: AgentsConfig = {
+    subscriptionPackages: [{ id: "monthly", subscriptionDays: 30 }],
+    orderMinConfirmations: 1,
+    datasetMaxItems: 1_000,
+    publicVotesMaxItems: 1_000,
+    commentsMaxItems: 500,
+    ...overrides,
+  };
+  const app = createPlatformApp({ ...h.deps, agentsConfig } as Parameters<typeof createPlatformApp>[0]);
+  return {
+    app,
+    request(path: string, { method, body, headers = {} }: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+      return app.request(path, {
+        method: method ?? (body === undefined ? "GET" : "POST"),
+        headers: body === undefined ? headers : { "Content-Type": "application/json", ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
+  };
+}
+
+/** Polls `check` until it returns true (the indexer's views may trail its reported block by a moment). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until the indexer caught up and the pod is publicly listed. */
+export async function listed(h: PlatformHarness, ...pods: Ref[]): Promise<void> {
+  await h.caughtUp();
+  for (const pod of pods) {
+    await eventually(async () => (await h.request(`${BASE}/public/pods/${pod.id}`)).status === 200);
+  }
+}

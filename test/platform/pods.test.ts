@@ -1,0 +1,469 @@
+/**
+ * Pod routes (spec §4.2) through the real platform app, against anvil and the indexer:
+ * draft bounds, auth, ownership, mint and republish with real transactions, the caller's votes
+ * per epoch, and the public list (pagination, search, filters, volumes).
+ */
+import { keccak256, toHex, type Account } from "viem";
+import { beforeAll, describe, expect, it } from "vitest";
+import { publicSearchQuery } from "../../api/platform/routes/pods/queries";
+import { roleAccount } from "../../devnet/accounts";
+import { DAY } from "../../devnet/deploy";
+import { badCookies, BASE, CORE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
+
+const h = usePlatformHarness({ indexer: true });
+const curatorA = roleAccount("curatorA"); // datanet owner
+const curatorB = roleAccount("curatorB"); // pod publisher
+const voter1 = roleAccount("voter1");
+const voter2 = roleAccount("voter2");
+
+let owner: Session;
+let publisher: Session;
+let stranger: Session;
+let walletless: Session;
+let voterSession: Session;
+let research: { id: string; tokenId: bigint };
+let datasets: { id: string; tokenId: bigint };
+let ownerDraft: string;
+
+const unknownHash = keccak256(toHex("no such transaction"));
+
+async function publishDatanet(session: Session, account: Account, name: string) {
+  const p = h().devnet.protocol;
+  const created = await session.post(`${BASE}/me/subnets`, subnetDraftBody({ subnetName: name }, p.address("DemoToken")));
+  const { id } = (await json(created)).data;
+  const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
+  const { transactionHash } = await h().write(account, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
+  const response = await session.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash });
+  expect(response.status).toBe(200);
+  return { id, tokenId };
+}
+
+async function createPod(session: Session, overrides: Record<string, unknown> = {}, subnetId = research.id) {
+  const response = await session.post(`${BASE}/me/pods`, podDraftBody(subnetId, overrides));
+  expect(response.status).toBe(201);
+  return (await json(response)).data.id as string;
+}
+
+/** Mints a pod on chain from `account` (to `to`, default itself) into datanet `subnetTokenId`. */
+async function mintOnChain(account: Account, subnetTokenId: bigint, to: Account = account) {
+  const p = h().devnet.protocol;
+  const tokenId = await p.read<bigint>("PodManager", "nextPodId");
+  const receipt = await h().write(account, "PodManager", "mintPodWithCORE", [to.address, subnetTokenId]);
+  return { hash: receipt.transactionHash, tokenId };
+}
+
+async function mintedPod(session: Session, account: Account, overrides: Record<string, unknown> = {}, subnet = research) {
+  const id = await createPod(session, overrides, subnet.id);
+  const { hash, tokenId } = await mintOnChain(account, subnet.tokenId);
+  const response = await session.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash: hash });
+  expect(response.status).toBe(200);
+  return { id, tokenId, hash };
+}
+
+beforeAll(async () => {
+  owner = await h().signIn("owner", curatorA, "Olivia");
+  publisher = await h().signIn("publisher", curatorB, "Paul");
+  voterSession = await h().signIn("voter", voter1, "Vera");
+  stranger = await h().signIn("stranger", voter2);
+  walletless = await h().signIn("walletless");
+  for (const account of [curatorA, curatorB, voter1, voter2]) await h().fund(account);
+  research = await publishDatanet(owner, curatorA, "Research");
+  datasets = await publishDatanet(owner, curatorA, "Datasets");
+  await h().write(curatorA, "SubnetManager", "setPublishingFeeCORE", [research.tokenId, CORE(5)]);
+  // voters: a lock for voting power and access to the research datanet
+  for (const voter of [voter1, voter2]) {
+    await h().write(voter, "VeCore", "stake", [CORE(1000), BigInt(365 * DAY)]);
+    await h().write(voter, "SubnetManager", "accessSubnetWithCOREFee", [research.tokenId, voter.address]);
+  }
+  ownerDraft = (await json(await owner.post(`${BASE}/me/subnets`, subnetDraftBody()))).data.id;
+});
+
+describe("POST /me/pods (create draft)", () => {
+  it("creates a draft owned by the caller, shown with status draft", async () => {
+    const id = await createPod(publisher, { imageURL: "https://img.example/p.png", thumbnailURL: "https://img.example/t.png" });
+    const body = await json(await publisher.get(`${BASE}/me/pods/${id}`));
+    expect(Object.keys(body)).toEqual(["data"]);
+    expect(body.data.pod).toEqual({
+      id,
+      name: "Attention is all you need",
+      description: "The transformer paper, with its reference implementation",
+      tokenId: null,
+      privateSubnetId: research.id,
+      url: "https://example.com/papers/attention",
+      imageUrl: "https://img.example/p.png",
+      thumbnailUrl: "https://img.example/t.png",
+      status: "draft",
+      banned: false,
+      banReason: null,
+      podValidityEpoch: 0,
+      cumulativeUpVotesVolume: 0,
+      cumulativeDownVotesVolume: 0,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it("accepts the target datanet by tokenId and stores its id", async () => {
+    const response = await publisher.post(`${BASE}/me/pods`, podDraftBody(String(research.tokenId)));
+    expect(response.status).toBe(201);
+    const { data } = await json(await publisher.get(`${BASE}/me/pods/${(await json(response)).data.id}`));
+    expect(data.pod.privateSubnetId).toBe(research.id);
+  });
+
+  it("accepts the caller's own unpublished datanet, but not another user's draft", async () => {
+    expect((await owner.post(`${BASE}/me/pods`, podDraftBody(ownerDraft))).status).toBe(201);
+    const response = await publisher.post(`${BASE}/me/pods`, podDraftBody(ownerDraft));
+    expect(response.status).toBe(400);
+    expect(await json(response)).toEqual({ error: "subnetId: datanet not found" });
+  });
+
+  const long = (n: number) => "x".repeat(n);
+  it.each([
+    ["podName under 3", { podName: "ab" }],
+    ["podName over 50", { podName: long(51) }],
+    ["podName blank", { podName: "     " }],
+    ["url not a URL", { url: "example" }],
+    ["url not http(s)", { url: "ftp://example.com/a" }],
+    ["url missing", { url: undefined }],
+    ["platform under 2", { platform: "x" }],
+    ["platform over 50", { platform: long(51) }],
+    ["category under 2", { category: "x" }],
+    ["category over 50", { category: long(51) }],
+    ["podDescription under 10", { podDescription: long(9) }],
+    ["podDescription over 200", { podDescription: long(201) }],
+    ["agreeToTerms false", { agreeToTerms: false }],
+    ["agreeToTerms missing", { agreeToTerms: undefined }],
+    ["agreeToTerms as a string", { agreeToTerms: "true" }],
+    ["imageURL invalid", { imageURL: "nope" }],
+    ["thumbnailURL invalid", { thumbnailURL: "nope" }],
+    ["pdfURL invalid", { pdfURL: "nope" }],
+    ["videoURL invalid", { videoURL: "nope" }],
+    ["subnetId unknown", { subnetId: "00000000-0000-4000-8000-000000000000" }],
+    ["subnetId unknown token", { subnetId: "424242" }],
+    ["subnetId garbage", { subnetId: "'; drop table pods; --" }],
+    ["subnetId empty", { subnetId: "" }],
+    ["a NUL character in a text", { podDescription: "ten chars \u0000 and more" }],
+    ["a NUL character in a URL", { url: "https://example.com/\u0000" }],
+  ])("rejects %s with 400 and stores nothing", async (_name, overrides) => {
+    const before = (await json(await publisher.get(`${BASE}/me/pods`))).data.pods.length;
+    const response = await publisher.post(`${BASE}/me/pods`, podDraftBody(research.id, overrides));
+    expect(response.status).toBe(400);
+    expect(await json(response)).toEqual({ error: expect.any(String) });
+    expect((await json(await publisher.get(`${BASE}/me/pods`))).data.pods.length).toBe(before);
+  });
+
+  it("accepts every bound at its limit", async () => {
+    for (const overrides of [
+      { podName: long(50), platform: long(50), category: long(50), podDescription: long(200) },
+      { podName: "abc", platform: "ab", category: "ab", podDescription: long(10), pdfURL: "https://x.example/a.pdf", videoURL: "http://x.example/v" },
+    ]) {
+      expect((await publisher.post(`${BASE}/me/pods`, podDraftBody(research.id, overrides))).status).toBe(201);
+    }
+  });
+});
+
+describe("auth and ownership", () => {
+  const id = "00000000-0000-4000-8000-000000000000";
+  it.each([
+    ["GET", `${BASE}/me/pods`],
+    ["POST", `${BASE}/me/pods`, {}],
+    ["GET", `${BASE}/me/pods/${id}`],
+    ["POST", `${BASE}/me/pods/${id}/mint`, {}],
+    ["POST", `${BASE}/me/pods/${id}/republish`, {}],
+    ["GET", `${BASE}/me/pods/votes/epochs/1`],
+  ] as Array<[string, string, unknown?]>)("%s %s answers 401 for a missing, bad, expired or foreign cookie", async (method, path, body) => {
+    for (const cookie of await badCookies(h(), { sub: "publisher", wallet: curatorB.address })) {
+      const response = await h().request(path, { method, cookie, body });
+      expect(response.status).toBe(401);
+      expect(await json(response)).toEqual({ error: "Unauthorized" });
+    }
+  });
+
+  it("hides another user's pod (404) from reads, mint and republish", async () => {
+    const podId = await createPod(publisher, { podName: "Publisher only" });
+    expect((await stranger.get(`${BASE}/me/pods/${podId}`)).status).toBe(404);
+    for (const action of ["mint", "republish"]) {
+      const response = await stranger.post(`${BASE}/me/pods/${podId}/${action}`, { podId, txHash: unknownHash });
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual({ error: "Pod not found" });
+    }
+    const listed = (await json(await stranger.get(`${BASE}/me/pods`))).data.pods;
+    expect(listed.map((p: { id: string }) => p.id)).not.toContain(podId);
+  });
+
+  it.each(["nope", "1", "00000000-0000-4000-8000-00000000000g"])("answers 404 for the path id %s", async (bad) => {
+    expect((await publisher.get(`${BASE}/me/pods/${bad}`)).status).toBe(404);
+    expect((await publisher.post(`${BASE}/me/pods/${bad}/mint`, { podId: bad, txHash: unknownHash })).status).toBe(404);
+  });
+});
+
+describe("POST /me/pods/{id}/mint", () => {
+  it("records a verified mint: tokenId set, status active, validity from the indexer", async () => {
+    const { id, tokenId, hash } = await mintedPod(publisher, curatorB, { podName: "Minted once" });
+    await h().caughtUp();
+    const { data } = await json(await publisher.get(`${BASE}/me/pods/${id}`));
+    const epoch = await h().devnet.protocol.currentEpoch();
+    expect(data.pod).toMatchObject({ id, tokenId: Number(tokenId), status: "active", podValidityEpoch: epoch + 3 });
+    const rows = await h().store.pool.query("SELECT kind, record_id FROM offchain.verified_transactions WHERE tx_hash = $1", [hash]);
+    expect(rows.rows).toEqual([{ kind: "pod-mint", record_id: id }]);
+  });
+
+  it("rejects an unknown, reverted, other-kind, other-wallet, reused or mismatched tx", async () => {
+    const id = await createPod(publisher, { podName: "Mint attempts" });
+    const post = (txHash: string) => publisher.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash });
+    const expect400 = async (txHash: string, message: RegExp) => {
+      const response = await post(txHash);
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatch(message);
+    };
+    await expect400(unknownHash, /not found/);
+    const reverted = await h().sendReverted(curatorB, "PodManager", "mintPodWithCORE", [curatorB.address, 999n]);
+    await expect400(reverted, /reverted/);
+    const otherContract = await h().write(curatorB, "SubnetManager", "accessSubnetWithCOREFee", [research.tokenId, curatorB.address]);
+    await expect400(otherContract.transactionHash, /not a call to PodManager/);
+    const minted = await mintedPod(publisher, curatorB, { podName: "Used" });
+    const republish = await h().write(curatorB, "PodManager", "republishPod", [minted.tokenId, research.tokenId]);
+    await expect400(republish.transactionHash, /no PodMinted event/);
+    const byStranger = await mintOnChain(voter2, research.tokenId);
+    await expect400(byStranger.hash, /not sent by the caller's wallet/);
+    await expect400(minted.hash, /already used/);
+    const otherDatanet = await mintOnChain(curatorB, datasets.tokenId);
+    await expect400(otherDatanet.hash, /does not match/);
+    const forSomeoneElse = await mintOnChain(curatorB, research.tokenId, voter2);
+    await expect400(forSomeoneElse.hash, /does not match/);
+    const { data } = await json(await publisher.get(`${BASE}/me/pods/${id}`));
+    expect(data.pod).toMatchObject({ status: "draft", tokenId: null });
+  });
+
+  it("rejects a mismatched podId, a second mint, a datanet not yet published and a user without a wallet", async () => {
+    const { id } = await mintedPod(publisher, curatorB, { podName: "Twice" });
+    const other = await createPod(publisher);
+    const { hash } = await mintOnChain(curatorB, research.tokenId);
+    expect(await json(await publisher.post(`${BASE}/me/pods/${id}/mint`, { podId: other, txHash: hash }))).toEqual({
+      error: "podId must match the path",
+    });
+    expect(await json(await publisher.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash: hash }))).toEqual({
+      error: "Pod is already minted",
+    });
+    expect((await publisher.post(`${BASE}/me/pods/${other}/mint`, { podId: other, txHash: "0xabc" })).status).toBe(400);
+    expect((await publisher.post(`${BASE}/me/pods/${other}/mint`, { podId: other, txHash: hash })).status).toBe(200);
+
+    const onDraftDatanet = await createPod(owner, {}, ownerDraft);
+    const ownerMint = await mintOnChain(curatorA, research.tokenId);
+    expect(await json(await owner.post(`${BASE}/me/pods/${onDraftDatanet}/mint`, { podId: onDraftDatanet, txHash: ownerMint.hash }))).toEqual({
+      error: "The pod's datanet is not published yet",
+    });
+
+    const walletlessPod = await createPod(walletless);
+    const response = await walletless.post(`${BASE}/me/pods/${walletlessPod}/mint`, { podId: walletlessPod, txHash: unknownHash });
+    expect(response.status).toBe(400);
+    expect(await json(response)).toEqual({ error: "No wallet linked to this account" });
+  });
+});
+
+describe("POST /me/pods/{id}/republish", () => {
+  it("records a verified republish into another datanet; the pod follows it", async () => {
+    const { id, tokenId } = await mintedPod(publisher, curatorB, { podName: "Moves to datasets" });
+    const { transactionHash } = await h().write(curatorB, "PodManager", "republishPod", [tokenId, datasets.tokenId]);
+    const response = await publisher.post(`${BASE}/me/pods/${id}/republish`, { podId: id, txHash: transactionHash });
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ data: { success: true } });
+    const { data } = await json(await publisher.get(`${BASE}/me/pods/${id}`));
+    expect(data.pod.privateSubnetId).toBe(datasets.id);
+    const rows = await h().store.pool.query("SELECT subnet_token_id FROM offchain.pod_republishes WHERE tx_hash = $1", [transactionHash]);
+    expect(rows.rows).toEqual([{ subnet_token_id: String(datasets.tokenId) }]);
+    const again = await publisher.post(`${BASE}/me/pods/${id}/republish`, { podId: id, txHash: transactionHash });
+    expect(await json(again)).toEqual({ error: "Transaction already used" });
+  });
+
+  it("rejects another pod's republish, a mint tx, a reverted tx, another wallet's tx and an unminted pod", async () => {
+    const mine = await mintedPod(publisher, curatorB, { podName: "Republish attempts" });
+    const other = await mintedPod(publisher, curatorB, { podName: "Another" });
+    const post = (txHash: string) => publisher.post(`${BASE}/me/pods/${mine.id}/republish`, { podId: mine.id, txHash });
+    const expect400 = async (txHash: string, message: RegExp) => {
+      const response = await post(txHash);
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatch(message);
+    };
+    const otherPod = await h().write(curatorB, "PodManager", "republishPod", [other.tokenId, research.tokenId]);
+    await expect400(otherPod.transactionHash, /does not match/);
+    const mint = await mintOnChain(curatorB, research.tokenId);
+    await expect400(mint.hash, /no PodRepublished event/);
+    const reverted = await h().sendReverted(voter2, "PodManager", "republishPod", [mine.tokenId, research.tokenId]);
+    await expect400(reverted, /reverted|not sent by/);
+    const strangersPod = await mintOnChain(voter2, research.tokenId);
+    const strangers = await h().write(voter2, "PodManager", "republishPod", [strangersPod.tokenId, research.tokenId]);
+    await expect400(strangers.transactionHash, /not sent by the caller's wallet/);
+    const draft = await createPod(publisher);
+    const response = await publisher.post(`${BASE}/me/pods/${draft}/republish`, { podId: draft, txHash: unknownHash });
+    expect(await json(response)).toEqual({ error: "Pod is not minted yet" });
+    expect(await json(await publisher.post(`${BASE}/me/pods/${mine.id}/republish`, { podId: draft, txHash: unknownHash }))).toEqual({
+      error: "podId must match the path",
+    });
+  });
+});
+
+describe("GET /me/pods/votes/epochs/{epochId}", () => {
+  it("lists the pods the caller's wallet voted on in that epoch", async () => {
+    const voted = await mintedPod(publisher, curatorB, { podName: "Voted on" });
+    await mintedPod(publisher, curatorB, { podName: "Not voted on" });
+    await h().write(voter1, "PodManager", "vote", [voted.tokenId, CORE(10), true]);
+    await h().caughtUp();
+    const epoch = await h().devnet.protocol.currentEpoch();
+    const { data } = await json(await voterSession.get(`${BASE}/me/pods/votes/epochs/${epoch}`));
+    expect(data.pods.map((p: { id: string }) => p.id)).toEqual([voted.id]);
+    expect(data.pods[0]).toMatchObject({ tokenId: Number(voted.tokenId), status: "active", cumulativeUpVotesVolume: 10 });
+    const later = await json(await voterSession.get(`${BASE}/me/pods/votes/epochs/${epoch + 1}`));
+    expect(later.data.pods).toEqual([]);
+    const others = await json(await stranger.get(`${BASE}/me/pods/votes/epochs/${epoch}`));
+    expect(others.data.pods).toEqual([]);
+  });
+
+  it.each(["0", "-1", "abc", "1.5", "99999999999999"])("rejects the epoch %s with 400", async (epoch) => {
+    const response = await voterSession.get(`${BASE}/me/pods/votes/epochs/${epoch}`);
+    expect(response.status).toBe(400);
+    expect(await json(response)).toEqual({ error: expect.any(String) });
+  });
+
+  it("answers 400 to a user without a wallet", async () => {
+    const response = await walletless.get(`${BASE}/me/pods/votes/epochs/1`);
+    expect(await json(response)).toEqual({ error: "No wallet linked to this account" });
+  });
+});
+
+describe("public pods", () => {
+  let lake: { id: string; tokenId: bigint };
+  let river: { id: string; tokenId: bigint };
+  let hidden: { id: string; tokenId: bigint };
+
+  beforeAll(async () => {
+    lake = await mintedPod(publisher, curatorB, { podName: "Lake Baikal survey", podDescription: "Ice thickness measured on the lake" });
+    river = await mintedPod(owner, curatorA, { podName: "River delta", podDescription: "Sediment samples from the delta" }, datasets);
+    hidden = await mintedPod(publisher, curatorB, { podName: "Lake hidden", podDescription: "A banned pod about a lake" });
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'spam' WHERE id = $1", [hidden.id]);
+    await createPod(publisher, { podName: "Lake draft", podDescription: "Never minted, about a lake" });
+    await h().write(voter1, "PodManager", "vote", [lake.tokenId, CORE("12.25"), true]);
+    await h().write(voter2, "PodManager", "vote", [lake.tokenId, CORE(3), false]);
+    await h().caughtUp();
+  });
+
+  it("shows minted pods with creator, volumes and validity; never drafts or banned pods", async () => {
+    const { data } = await json(await h().request(`${BASE}/public/pods?limit=100`));
+    const ids = data.pods.map((p: { id: string }) => p.id);
+    expect(ids).toContain(lake.id);
+    expect(ids).not.toContain(hidden.id);
+    expect(data.pods.every((p: { tokenId: number }) => Number.isInteger(p.tokenId))).toBe(true);
+    const tokenIds = data.pods.map((p: { tokenId: number }) => p.tokenId);
+    expect(tokenIds).toEqual([...tokenIds].sort((a, b) => b - a));
+    const pod = data.pods.find((p: { id: string }) => p.id === lake.id);
+    const epoch = await h().devnet.protocol.currentEpoch();
+    expect(pod).toEqual({
+      id: lake.id,
+      name: "Lake Baikal survey",
+      description: "Ice thickness measured on the lake",
+      tokenId: Number(lake.tokenId),
+      privateSubnetId: research.id,
+      url: "https://example.com/papers/attention",
+      imageUrl: null,
+      thumbnailUrl: null,
+      videoUrl: null,
+      pdfUrl: null,
+      creator: { id: expect.any(String), username: "Paul", avatarUrl: null },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      podValidityEpoch: epoch + 3,
+      cumulativeUpVotesVolume: 12.25,
+      cumulativeDownVotesVolume: 3,
+    });
+    expect(data.pagination).toEqual({ page: 1, limit: 100, total: data.pods.length, totalPages: 1 });
+  });
+
+  it("pages with stable ordering", async () => {
+    const all = (await json(await h().request(`${BASE}/public/pods?limit=100`))).data.pods;
+    const page2 = await json(await h().request(`${BASE}/public/pods?limit=3&page=2`));
+    expect(page2.data.pods.map((p: { id: string }) => p.id)).toEqual(all.slice(3, 6).map((p: { id: string }) => p.id));
+    expect(page2.data.pagination).toEqual({ page: 2, limit: 3, total: all.length, totalPages: Math.ceil(all.length / 3) });
+  });
+
+  it("searches name and description", async () => {
+    const lakes = await json(await h().request(`${BASE}/public/pods?search=lake`));
+    expect(lakes.data.pods.map((p: { id: string }) => p.id)).toEqual([lake.id]);
+    const sediment = await json(await h().request(`${BASE}/public/pods?search=SEDIMENT%20delta`));
+    expect(sediment.data.pods.map((p: { id: string }) => p.id)).toEqual([river.id]);
+    const none = await json(await h().request(`${BASE}/public/pods?search=lake%20sediment`));
+    expect(none.data.pods).toEqual([]);
+  });
+
+  it("filters by datanet (id or tokenId) and by the epoch a pod is valid in", async () => {
+    const inDatasets = await json(await h().request(`${BASE}/public/pods?limit=100&filters[subnet]=${datasets.id}`));
+    expect(inDatasets.data.pods.map((p: { id: string }) => p.id)).toContain(river.id);
+    expect(inDatasets.data.pods.map((p: { id: string }) => p.id)).not.toContain(lake.id);
+    const byToken = await json(await h().request(`${BASE}/public/pods?limit=100&filters%5Bsubnet%5D=${datasets.tokenId}`));
+    expect(byToken.data.pods).toEqual(inDatasets.data.pods);
+    for (const unknown of ["00000000-0000-4000-8000-000000000000", "nope", ownerDraft]) {
+      const empty = await json(await h().request(`${BASE}/public/pods?filters[subnet]=${unknown}`));
+      expect(empty.data).toEqual({ pods: [], pagination: { page: 1, limit: 10, total: 0, totalPages: 0 } });
+    }
+    const epoch = await h().devnet.protocol.currentEpoch();
+    const now = await json(await h().request(`${BASE}/public/pods?limit=100&filters[currentEpoch]=${epoch}`));
+    expect(now.data.pods.map((p: { id: string }) => p.id)).toContain(lake.id);
+    const expired = await json(await h().request(`${BASE}/public/pods?limit=100&filters[currentEpoch]=${epoch + 4}`));
+    expect(expired.data.pods).toEqual([]);
+  });
+
+  it.each(["page=0", "limit=0", "limit=101", "filters[currentEpoch]=abc", "filters[currentEpoch]=0", `search=${"y".repeat(201)}`, "search=%00", "filters[subnet]=a%00"])(
+    "rejects %s with 400",
+    async (query) => {
+      const response = await h().request(`${BASE}/public/pods?${query}`);
+      expect(response.status).toBe(400);
+      expect(await json(response)).toEqual({ error: expect.any(String) });
+    },
+  );
+
+  it("shows one pod by id or tokenId; 404 for drafts, banned pods and unknown ids", async () => {
+    const byId = await json(await h().request(`${BASE}/public/pods/${lake.id}`));
+    expect(byId.data.pod).toMatchObject({ id: lake.id, cumulativeUpVotesVolume: 12.25 });
+    const byToken = await json(await h().request(`${BASE}/public/pods/${lake.tokenId}`));
+    expect(byToken.data.pod.id).toBe(lake.id);
+    const draft = await createPod(publisher);
+    for (const id of [draft, hidden.id, String(hidden.tokenId), "garbage", "0", "00000000-0000-4000-8000-000000000000"]) {
+      const response = await h().request(`${BASE}/public/pods/${id}`);
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual({ error: "Pod not found" });
+    }
+  });
+
+  it("uses the trigram index for search, not a scan", async () => {
+    const query = publicSearchQuery(h().store.db, "lake survey").toSQL();
+    const client = await h().store.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SET LOCAL enable_seqscan = off");
+      const plan = await client.query(`EXPLAIN ${query.sql}`, query.params);
+      expect(plan.rows.map((row: Record<string, string>) => Object.values(row)[0]).join("\n")).toMatch(/pod_drafts_search_trgm_idx/);
+      await client.query("ROLLBACK");
+    } finally {
+      client.release();
+    }
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("lists every pod route", async () => {
+    const doc = await json(await h().request("/openapi.json"));
+    for (const [path, method] of [
+      ["/api/v1/me/pods", "get"],
+      ["/api/v1/me/pods", "post"],
+      ["/api/v1/me/pods/{id}", "get"],
+      ["/api/v1/me/pods/{id}/mint", "post"],
+      ["/api/v1/me/pods/{id}/republish", "post"],
+      ["/api/v1/me/pods/votes/epochs/{epochId}", "get"],
+      ["/api/v1/public/pods", "get"],
+      ["/api/v1/public/pods/{podId}", "get"],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const params = doc.paths["/api/v1/public/pods"].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(["page", "limit", "search", "filters[currentEpoch]", "filters[subnet]"]));
+  });
+});
