@@ -131,6 +131,7 @@ describe("settlement", () => {
   it("waits for the window, then settles from the peer assessments: SETTLED, score 100, settledAt, verdict", async () => {
     const { evalId } = await submitOk(h, owner, { settlementMinutes: 10 });
     expect((await assess(h, peers[0]!, evalId, { score: 80, decision: "accept", critique: "Correctness is solid." })).status).toBe(201);
+    h.clock.advance(1_000); // critiques are listed in submission order
     expect((await assess(h, peers[1]!, evalId, { score: 90, decision: "accept", critique: "Clear." })).status).toBe(201);
 
     h.clock.advanceMinutes(9);
