@@ -15,6 +15,7 @@ import { createAssistant } from "./services/assistant/assistant";
 import { KnowledgeBase } from "./services/assistant/knowledge";
 import { createLlm, type Llm } from "./services/assistant/llm";
 import { createChatChain, type ChatChain } from "./services/chain";
+import { createPostgresSendLock } from "./services/send-lock";
 import { PodLocks } from "./services/pod-locks";
 import { createPostFetcher, type PostFetcher } from "./services/post-fetcher";
 import { createSlopChecker } from "./services/slop-check";
@@ -79,7 +80,11 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
 
   const config = options.config ?? loadChatConfig();
   if (!config.protocol) logger.warn({ reason: config.protocolError }, "no chain configured: mint, claim and emissions answer 503");
-  const chain = options.chain ?? (config.protocol ? createChatChain(config.protocol, config.serverPrivateKey) : undefined);
+  const chain =
+    options.chain ??
+    (config.protocol
+      ? createChatChain(config.protocol, config.serverPrivateKey, (wallet) => createPostgresSendLock(pool, wallet))
+      : undefined);
   const llm = options.llm ?? (config.llm ? createLlm(config.llm) : undefined);
   const now = options.now ?? (() => new Date());
   const knowledge = new KnowledgeBase({ docsDir: config.docsDir, specFile: config.specFile, logger });

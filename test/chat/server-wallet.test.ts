@@ -1,26 +1,36 @@
-/** The server wallet's sends: parallel within a process (nonce manager) and across replicas (retry on a taken nonce). */
+/** The server wallet's sends: parallel within a process and across replicas, serialized by one PostgreSQL send lock. */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreTokenAbi, PodManagerAbi } from "../../abis";
 import { loadChatConfig } from "../../api/chat/config";
 import { createChatChain } from "../../api/chat/services/chain";
+import { createPostgresSendLock } from "../../api/chat/services/send-lock";
 import { ContractRevertError } from "../../api/chat/services/server-wallet";
 import { roleAccount } from "../../devnet/accounts";
 import { startDevnet, type Devnet } from "../support/chain";
+import { useFreshDatabase, type FreshDatabase } from "../support/database";
 import { protocolOf } from "./support";
 
 let devnet: Devnet;
+let database: FreshDatabase;
+const pools: pg.Pool[] = [];
 
 beforeAll(async () => {
-  devnet = await startDevnet();
+  [devnet, database] = await Promise.all([startDevnet(), useFreshDatabase()]);
 });
 afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+  await database?.drop();
   await devnet?.chain.stop();
 });
 
 function replica() {
   const config = loadChatConfig({}, { protocol: protocolOf(devnet.deployment, devnet.chain.rpcUrl) });
   expect(config.serverWalletIsDevnetDefault).toBe(true);
-  return createChatChain(config.protocol!, config.serverPrivateKey);
+  // each replica has its own pool, as separate processes would
+  const replicaPool = new pg.Pool({ connectionString: database.url, max: 2 });
+  pools.push(replicaPool);
+  return createChatChain(config.protocol!, config.serverPrivateKey, (wallet) => createPostgresSendLock(replicaPool, wallet));
 }
 
 describe("server wallet", () => {

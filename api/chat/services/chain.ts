@@ -1,8 +1,10 @@
 import type { Abi, Address, PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { CoreTokenAbi, PodManagerAbi, SubnetManagerAbi, VeCoreAbi } from "../../../abis";
 import { createChainClient } from "../../../chain/client";
 import type { ProtocolConfig } from "../../../chain/protocol-config";
 import { serviceUnavailable } from "../../http/errors";
+import type { SendLock } from "./send-lock";
 import { createServerWallet, revertOf, type ServerWallet } from "./server-wallet";
 
 /** PodManager's ABI plus the CORE token's errors, so a failed fee transfer inside a mint decodes. */
@@ -41,7 +43,11 @@ async function read<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createChatChain(protocol: ProtocolConfig, serverPrivateKey: `0x${string}` | undefined): ChatChain {
+export function createChatChain(
+  protocol: ProtocolConfig,
+  serverPrivateKey: `0x${string}` | undefined,
+  sendLockFor?: (walletAddress: Address) => SendLock,
+): ChatChain {
   const publicClient = createChainClient(protocol);
   const addresses = {
     podManager: protocol.contracts.PodManager.address,
@@ -50,7 +56,13 @@ export function createChatChain(protocol: ProtocolConfig, serverPrivateKey: `0x$
     coreToken: protocol.contracts.CoreToken.address,
   };
   const wallet = serverPrivateKey
-    ? createServerWallet({ privateKey: serverPrivateKey, rpcUrl: protocol.rpcUrl, local: protocol.local, publicClient })
+    ? createServerWallet({
+        privateKey: serverPrivateKey,
+        rpcUrl: protocol.rpcUrl,
+        local: protocol.local,
+        publicClient,
+        sendLock: sendLockFor?.(privateKeyToAccount(serverPrivateKey).address),
+      })
     : undefined;
 
   const pod = <T>(functionName: string, args: readonly unknown[]) =>

@@ -12,9 +12,9 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
-import { createNonceManager, privateKeyToAccount } from "viem/accounts";
-import { jsonRpc } from "viem/nonce";
+import { privateKeyToAccount } from "viem/accounts";
 import { baseChain } from "../../../chain/chain";
+import { createProcessSendLock, type SendLock } from "./send-lock";
 
 /** The simulated call reverted: `errorName` is the contract's custom error (e.g. "AlreadyClaimed"). */
 export class ContractRevertError extends Error {
@@ -45,10 +45,7 @@ export function revertOf(error: unknown): ContractRevertError | undefined {
   return new ContractRevertError(revert.data?.errorName ?? revert.reason, revert.data?.args, revert.shortMessage);
 }
 
-/**
- * Another sender (e.g. a second replica with the same key) took the nonce first. viem resets the
- * nonce manager after a failed send, so sending again picks the next free nonce.
- */
+/** Another sender of the same key outside our send lock took the nonce first: read it again and retry. */
 function isNonceConflict(error: unknown): boolean {
   if (error instanceof BaseError && error.walk((e) => e instanceof NonceTooLowError)) return true;
   const text = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
@@ -68,8 +65,9 @@ export interface ContractCall {
 export interface ServerWallet {
   address: Address;
   /**
-   * Simulates the call (a revert throws ContractRevertError), then signs and sends it. Nonces
-   * come from this wallet's own nonce manager, so parallel sends never take the same nonce.
+   * Simulates the call (a revert throws ContractRevertError), then signs and sends it under the
+   * send lock with the chain's pending nonce, so parallel sends (also from other replicas sharing
+   * the lock) never take the same nonce or leave a gap.
    */
   send(call: ContractCall): Promise<Hash>;
   /** The receipt, or null when it has not arrived within `timeoutMs`. */
@@ -81,10 +79,11 @@ export function createServerWallet(options: {
   rpcUrl: string;
   local: boolean;
   publicClient: PublicClient;
+  /** Default: in-process only; replicas sharing the key pass a PostgreSQL-backed lock. */
+  sendLock?: SendLock;
 }): ServerWallet {
-  // One manager per wallet instance: viem's shared one caches nonces per (address, chain id),
-  // which would leak between two local chains that both claim chain id 8453.
-  const account = privateKeyToAccount(options.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+  const account = privateKeyToAccount(options.privateKey);
+  const sendLock = options.sendLock ?? createProcessSendLock();
   const chain = baseChain(options.rpcUrl, { local: options.local });
   const wallet = createWalletClient({
     account,
@@ -107,7 +106,10 @@ export function createServerWallet(options: {
       }
       for (let attempt = 0; ; attempt++) {
         try {
-          return await wallet.writeContract(request as never);
+          return await sendLock.run(async () => {
+            const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
+            return wallet.writeContract({ ...(request as object), nonce } as never);
+          });
         } catch (error) {
           const revert = revertOf(error);
           if (revert) throw revert;
