@@ -4,37 +4,22 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
-import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { ApiDeps } from "../deps";
 import { requireAgent, type AgentEnv } from "../http/auth/agent-bearer";
 import type { UserEnv } from "../http/auth/idp-cookie";
-import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
-import { cookieAuth, type PlatformDeps } from "./context";
+import { rateLimit } from "../http/rate-limit";
+import { cookieAuth, identityLimiter, type PlatformDeps } from "./context";
 
 /** The `idp-token` cookie (401 on any failure), then the per-user rate limit. */
 export function userAuth(deps: PlatformDeps): MiddlewareHandler<UserEnv> {
   return every(...cookieAuth(deps)) as MiddlewareHandler<UserEnv>;
 }
 
-const limiters = new WeakMap<ApiDeps, RateLimiterAbstract>();
-
-/** The app's limiter (same table and prefix as the per-IP budget), charged per agent. */
-function agentLimiter(deps: ApiDeps): RateLimiterAbstract {
-  if (deps.rateLimiter) return deps.rateLimiter;
-  let limiter = limiters.get(deps);
-  if (!limiter) {
-    limiter = createPostgresRateLimiter(deps.pool, { ...deps.config.rateLimit, keyPrefix: "platform" });
-    limiters.set(deps, limiter);
-  }
-  return limiter;
-}
-
 /**
  * The agent bearer credential (401 on any failure); with `ownPath`, the path's `agentId` must be
- * the caller's own id (403); then the per-agent rate limit.
+ * the caller's own id (403); then the per-agent rate limit (the app's limiter, charged per identity).
  */
 export function agentAuth(deps: PlatformDeps, { ownPath = true } = {}): MiddlewareHandler<AgentEnv> {
   const authenticate = requireAgent(deps.db, ownPath ? { pathParam: "agentId" } : {});
-  const limit = rateLimit(agentLimiter(deps), { trustProxy: deps.config.trustProxy });
+  const limit = rateLimit(identityLimiter(deps), { trustProxy: deps.config.trustProxy });
   return every(authenticate, limit) as MiddlewareHandler<AgentEnv>;
 }

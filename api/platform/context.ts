@@ -133,7 +133,7 @@ export function platformContext(deps: PlatformDeps): PlatformContext {
 const identityLimiters = new WeakMap<ApiDeps, RateLimiterAbstract>();
 
 /** The limiter the app charges per IP; charged again per authenticated identity (same budget table and prefix). */
-function identityLimiter(deps: ApiDeps): RateLimiterAbstract {
+export function identityLimiter(deps: ApiDeps): RateLimiterAbstract {
   if (deps.rateLimiter) return deps.rateLimiter;
   let limiter = identityLimiters.get(deps);
   if (!limiter) {

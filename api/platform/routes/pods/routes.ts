@@ -1,5 +1,6 @@
 /** Pod routes (spec §4.2): definitions whose zod schemas validate requests and generate the OpenAPI document. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { EpochSchema } from "../../schemas/engagement";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { PublicPodSchema, UserPodSchema } from "../../presenters/pod";
 import { hasNoNul, NO_NUL, PodDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
@@ -15,7 +16,6 @@ import {
 const tags = ["Pods"];
 
 /** Epoch numbers in paths and filters: integers from 1. */
-export const EpochSchema = z.coerce.number().int().min(1).max(1_000_000_000_000);
 
 const IdParams = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", description: "The pod's id" }),
