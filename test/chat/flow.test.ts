@@ -58,7 +58,7 @@ const serverWallet = roleAccount("serverWallet").address;
 
 const p = () => devnet.protocol;
 async function caughtUp() {
-  await indexer.waitForBlock(await p().publicClient.getBlockNumber(), 90_000);
+  await indexer.waitForBlock(await p().publicClient.getBlockNumber({ cacheTime: 0 }), 90_000);
 }
 const vote = (voter: Role, podId: bigint, votes: number, up = true) => p().write(roleAccount(voter), "PodManager", "vote", [podId, CORE(votes), up]);
 const serverNonce = () => p().publicClient.getTransactionCount({ address: serverWallet });

@@ -229,7 +229,7 @@ export async function startPlatformHarness(
     },
     async caughtUp() {
       if (!indexer) throw new Error("this harness runs without an indexer");
-      await indexer.waitForBlock(await p.publicClient.getBlockNumber(), 60_000);
+      await indexer.waitForBlock(await p.publicClient.getBlockNumber({ cacheTime: 0 }), 60_000);
     },
   };
 
