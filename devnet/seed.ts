@@ -1,10 +1,37 @@
-import { maxUint256, parseEther, type Account } from "viem";
+import { maxUint256, parseEther, type Account, type Address, type Hash } from "viem";
 import type { Deployment } from "../chain/deployments";
 import { roleAccount, type Role } from "./accounts";
 import { DAY } from "./deploy";
 import { connectProtocol, type Protocol } from "./protocol";
 
 const CORE = (n: number | string) => parseEther(String(n));
+
+/** A datanet the seed published: what linking it to off-chain metadata needs (`devnet/demo-metadata.ts`). */
+export type SeededSubnet = {
+  tokenId: number;
+  owner: Role;
+  ownerAddress: Address;
+  /** The datanet's primary token (the demo token). */
+  primaryToken: Address;
+  /** `publishSubnet`, sent by the owner. */
+  publishTxHash: Hash;
+};
+
+/** A pod the seed minted, with its mint and republish transactions. */
+export type SeededPod = {
+  tokenId: number;
+  owner: Role;
+  ownerAddress: Address;
+  /** Who sent the mint: the owner, or the server wallet minting for a user (then only the chat server can link it). */
+  sender: Role;
+  senderAddress: Address;
+  /** The datanet it was minted in. */
+  subnetTokenId: number;
+  mintedWith: "CORE" | "PrimaryToken";
+  mintTxHash: Hash;
+  /** `republishPod` transactions, sent by the owner, in order. */
+  republishes: { subnetTokenId: number; txHash: Hash }[];
+};
 
 export type SeedSummary = {
   subnets: number;
@@ -13,6 +40,12 @@ export type SeedSummary = {
   votes: number;
   claims: number;
   finalEpoch: number;
+  /** The seeded datanets and pods with their transactions (numbers and strings only: JSON-safe). */
+  seeded: {
+    primaryToken: { address: Address; symbol: string; decimals: number };
+    subnets: SeededSubnet[];
+    pods: SeededPod[];
+  };
 };
 
 /**
@@ -24,6 +57,9 @@ export type SeedSummary = {
  *
  * The result is reproducible: the seed runs on a clock of its own (see `freezeClock`), so two
  * fresh chains seeded this way hold the same state apart from absolute timestamps.
+ *
+ * The summary lists the seeded datanets and pods with their publish, mint and republish
+ * transactions (`seeded`), which `devnet/demo-metadata.ts` links to off-chain metadata.
  */
 export async function seedDemo(rpcUrl: string, deployment: Deployment): Promise<SeedSummary> {
   const p = connectProtocol(rpcUrl, deployment);
@@ -55,14 +91,57 @@ async function freezeClock(p: Protocol) {
 
 async function seedSteps(p: Protocol): Promise<SeedSummary> {
   const who = (role: Role) => roleAccount(role);
-  const summary: SeedSummary = { subnets: 0, pods: 0, locks: 0, votes: 0, claims: 0, finalEpoch: 0 };
+  const primaryToken = p.address("DemoToken");
+  const summary: SeedSummary = {
+    subnets: 0,
+    pods: 0,
+    locks: 0,
+    votes: 0,
+    claims: 0,
+    finalEpoch: 0,
+    seeded: {
+      primaryToken: {
+        address: primaryToken,
+        symbol: await p.read<string>("DemoToken", "symbol"),
+        decimals: Number(await p.read<number>("DemoToken", "decimals")),
+      },
+      subnets: [],
+      pods: [],
+    },
+  };
+  const publishSubnet = async (owner: Role): Promise<bigint> => {
+    const { id, txHash } = await sendPublishSubnet(p, who(owner), primaryToken);
+    summary.seeded.subnets.push({
+      tokenId: Number(id),
+      owner,
+      ownerAddress: who(owner).address,
+      primaryToken,
+      publishTxHash: txHash,
+    });
+    return id;
+  };
+  const mintPod = async (sender: Role, owner: Role, subnetId: bigint, token: "CORE" | "PrimaryToken"): Promise<bigint> => {
+    const { id, txHash } = await sendMintPod(p, who(sender), who(owner), subnetId, token);
+    summary.seeded.pods.push({
+      tokenId: Number(id),
+      owner,
+      ownerAddress: who(owner).address,
+      sender,
+      senderAddress: who(sender).address,
+      subnetTokenId: Number(subnetId),
+      mintedWith: token,
+      mintTxHash: txHash,
+      republishes: [],
+    });
+    return id;
+  };
 
   await fundAndApprove(p);
 
   // ---- epoch 1: datanets, locks, access, pods, votes, a boost ----
-  const research = await publishSubnet(p, who("curatorA"));
-  const datasets = await publishSubnet(p, who("curatorB"));
-  await publishSubnet(p, who("curatorA")); // a third datanet left on its defaults
+  const research = await publishSubnet("curatorA");
+  const datasets = await publishSubnet("curatorB");
+  await publishSubnet("curatorA"); // a third datanet left on its defaults
   summary.subnets = 3;
 
   await setParams(p, who("curatorA"), research, {
@@ -100,10 +179,10 @@ async function seedSteps(p: Protocol): Promise<SeedSummary> {
   // a subscription package paid by the buyer for voter3
   await p.write(who("buyer"), "SubnetManager", "accessSubnetWithCOREFee", [datasets, who("voter3").address]);
 
-  const pod1 = await mintPod(p, who("curatorB"), who("curatorB"), research, "CORE");
-  const pod2 = await mintPod(p, who("voter1"), who("voter1"), research, "PrimaryToken");
-  const pod3 = await mintPod(p, who("curatorA"), who("curatorA"), datasets, "CORE");
-  const pod4 = await mintPod(p, who("serverWallet"), who("voter2"), research, "CORE");
+  const pod1 = await mintPod("curatorB", "curatorB", research, "CORE");
+  const pod2 = await mintPod("voter1", "voter1", research, "PrimaryToken");
+  const pod3 = await mintPod("curatorA", "curatorA", datasets, "CORE");
+  const pod4 = await mintPod("serverWallet", "voter2", research, "CORE");
   summary.pods = 4;
 
   const vote = async (voter: Role, pod: bigint, votes: number, up: boolean) => {
@@ -124,7 +203,10 @@ async function seedSteps(p: Protocol): Promise<SeedSummary> {
   await p.write(who("voter2"), "PodManager", "claimVoterEmissions", [who("voter2").address, pod1, 1n]);
   await p.write(who("serverWallet"), "PodManager", "claimVoterEmissions", [who("voter1").address, pod3, 1n]);
   summary.claims += 3;
-  await p.write(who("curatorB"), "PodManager", "republishPod", [pod1, datasets]);
+  const republished = await p.write(who("curatorB"), "PodManager", "republishPod", [pod1, datasets]);
+  summary.seeded.pods
+    .find((pod) => pod.tokenId === Number(pod1))!
+    .republishes.push({ subnetTokenId: Number(datasets), txHash: republished.transactionHash });
   await vote("voter1", pod1, 200, true);
   await vote("voter2", pod2, 100, false);
   await vote("voter3", pod2, 60, true);
@@ -160,10 +242,10 @@ async function fundAndApprove(p: Protocol) {
   }
 }
 
-async function publishSubnet(p: Protocol, owner: Account): Promise<bigint> {
+async function sendPublishSubnet(p: Protocol, owner: Account, primaryToken: Address): Promise<{ id: bigint; txHash: Hash }> {
   const id = await p.read<bigint>("SubnetManager", "nextSubnetId");
-  await p.write(owner, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
-  return id;
+  const { transactionHash } = await p.write(owner, "SubnetManager", "publishSubnet", [primaryToken]);
+  return { id, txHash: transactionHash };
 }
 
 async function setParams(p: Protocol, owner: Account, subnetId: bigint, params: Record<string, bigint>) {
@@ -178,8 +260,14 @@ async function stake(p: Protocol, owner: Account, amount: bigint, duration: numb
   return id;
 }
 
-async function mintPod(p: Protocol, payer: Account, owner: Account, subnetId: bigint, token: "CORE" | "PrimaryToken") {
+async function sendMintPod(
+  p: Protocol,
+  payer: Account,
+  owner: Account,
+  subnetId: bigint,
+  token: "CORE" | "PrimaryToken",
+): Promise<{ id: bigint; txHash: Hash }> {
   const id = await p.read<bigint>("PodManager", "nextPodId");
-  await p.write(payer, "PodManager", `mintPodWith${token}`, [owner.address, subnetId]);
-  return id;
+  const { transactionHash } = await p.write(payer, "PodManager", `mintPodWith${token}`, [owner.address, subnetId]);
+  return { id, txHash: transactionHash };
 }

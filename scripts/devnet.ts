@@ -31,7 +31,8 @@ for (const [name, { address, startBlock }] of Object.entries(deployment.contract
   console.log(`  ${name.padEnd(14)} ${address}  (block ${startBlock})`);
 }
 console.log(`deployments written to ${deploymentsFile()}`);
-console.log(`deploy ${deployed - started} ms` + (summary ? `, seed ${Date.now() - deployed} ms: ${JSON.stringify(summary)}` : ""));
+const counts = summary && (({ seeded: _seeded, ...rest }) => rest)(summary);
+console.log(`deploy ${deployed - started} ms` + (counts ? `, seed ${Date.now() - deployed} ms: ${JSON.stringify(counts)}` : ""));
 console.log("Ctrl-C stops the chain.");
 
 const stop = async () => {

