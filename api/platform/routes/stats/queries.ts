@@ -51,14 +51,18 @@ export async function totalPods(db: Executor): Promise<number> {
   return row?.total ?? 0;
 }
 
-/** Ids of the active datanets: published (indexed) datanets with metadata, in token order. */
+/**
+ * Ids of the active datanets: every published (indexed) datanet, in token order; `id` is the
+ * datanet's draft id when it has metadata here, else its on-chain tokenId (both are accepted by
+ * the datanet routes), so the count agrees with the chain like `totalPods` does.
+ */
 export async function activeSubnetIds(db: Executor): Promise<string[]> {
   const rows = await db
-    .select({ id: subnetDrafts.id })
-    .from(subnetDrafts)
-    .innerJoin(chain.datanet, eq(chain.datanet.id, subnetDrafts.tokenId))
+    .select({ tokenId: chain.datanet.id, draftId: subnetDrafts.id })
+    .from(chain.datanet)
+    .leftJoin(subnetDrafts, eq(subnetDrafts.tokenId, chain.datanet.id))
     .orderBy(chain.datanet.id);
-  return rows.map((row) => row.id);
+  return rows.map((row) => row.draftId ?? row.tokenId.toString());
 }
 
 export async function feeTotals(db: Executor, token: string) {
