@@ -6,7 +6,7 @@
  *   - Off-chain migrations, the Ponder indexer (GraphQL), then the three API surfaces.
  * Ctrl-C stops everything in order (the indexer with SIGINT, so its schema is released).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
 import { startApiServer, type ApiServer } from "../api/server";
@@ -23,6 +23,12 @@ import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
 
 const DEVNET_DIR = path.join(PROJECT_ROOT, ".data", "devnet");
 const say = (line: string) => console.log(line);
+/** Kept beside the chain state, so a later start can still give the seed its metadata (idempotent). */
+const SEED_SUMMARY_FILE = path.join(DEVNET_DIR, "seed-summary.json");
+
+function readSeedSummary(): SeedSummary | undefined {
+  return existsSync(SEED_SUMMARY_FILE) ? (JSON.parse(readFileSync(SEED_SUMMARY_FILE, "utf8")) as SeedSummary) : undefined;
+}
 
 const stack: { name: string; stop: () => Promise<unknown> }[] = [];
 let stopping = false;
@@ -56,12 +62,13 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?
   if (existing && code && code !== "0x") {
     say(`chain: anvil (8453) on ${chain.rpcUrl}, resumed from .data/devnet`);
     writeDeployment({ ...existing, rpcUrl: chain.rpcUrl });
-    return { chain, fresh: false };
+    return { chain, fresh: false, seed: readSeedSummary() };
   }
   const started = Date.now();
   const deployment = await deployProtocol(chain.rpcUrl);
   const summary = await seedDemo(chain.rpcUrl, deployment);
   writeDeployment(deployment);
+  writeFileSync(SEED_SUMMARY_FILE, JSON.stringify(summary, null, 2) + "\n");
   const { seeded: _seeded, ...counts } = summary;
   say(`chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`);
   return { chain, fresh: true, seed: summary };
@@ -85,7 +92,7 @@ async function reportBackfill(indexer: Indexer, head: () => Promise<bigint>): Pr
   await ready;
 }
 
-/** Gives the freshly seeded datanets and pods their off-chain metadata through the API; never fails the start. */
+/** Gives the seeded datanets and pods their off-chain metadata through the API (skips what has it); never fails the start. */
 async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: Indexer, head: () => Promise<bigint>) {
   try {
     // the public lists show indexed state: let the indexer reach the seed's last block first
@@ -132,7 +139,7 @@ async function main() {
   const config = loadConfig({ ...process.env, DATABASE_URL: database.url, PONDER_URL: indexer.url });
   const api: ApiServer = await startApiServer(config);
   stack.push({ name: "api", stop: () => api.close() });
-  if (fresh && seed) await addDemoMetadata(api.urls.platform, seed, indexer, head);
+  if (seed) await addDemoMetadata(api.urls.platform, seed, indexer, head);
 
   say("");
   say("Data market is running:");
