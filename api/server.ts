@@ -68,7 +68,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     await runMigrations(database.url);
     const store = createDb(database.url, {
       chainSchemaName: config.ponderViewsSchema,
-      onIdleError: (err) => logger.warn({ err }, "idle database connection failed"),
+      onIdleError: (err) => logger.warn({ error: err.message }, "idle database connection failed"),
     });
     pool = store.pool;
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger };
