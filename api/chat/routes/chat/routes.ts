@@ -13,6 +13,8 @@ const ChatRequest = z
       .string()
       .max(MESSAGE_MAX)
       .refine((value) => value.trim().length > 0, "must not be empty")
+      // PostgreSQL text cannot hold NUL: refuse it here (400) rather than fail on insert
+      .refine((value) => !value.includes("\u0000"), "must not contain NUL characters")
       .openapi({ description: "At most 4000 characters" }),
     sessionId: z.guid().optional().openapi({ description: "Continue this session; omit to start a new one" }),
   })
