@@ -18,7 +18,9 @@ import { describeDemoMetadata, publishDemoMetadata } from "../devnet/demo-metada
 import { deployProtocol } from "../devnet/deploy";
 import { seedDemo, type SeedSummary } from "../devnet/seed";
 import { indexerSchemaName } from "../ops/deployment-schema";
-import { indexerStatus, PROJECT_ROOT, startIndexer, type Indexer } from "../ops/indexer";
+import { DEFAULT_VIEWS_SCHEMA, indexerStatus, PROJECT_ROOT, startIndexer, type Indexer } from "../ops/indexer";
+import { resolveContracts } from "../ops/ponder-env";
+import { createChainClient } from "../chain/client";
 import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
 
 const DEVNET_DIR = path.join(PROJECT_ROOT, ".data", "devnet");
@@ -117,13 +119,15 @@ async function main() {
 
   const { chain, fresh, seed } = await startChain();
   const protocol = loadProtocolConfig({ ...process.env, ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });
-  const head = () => devnetClients(protocol.rpcUrl).publicClient.getBlockNumber({ cacheTime: 0 });
+  const client = createChainClient(protocol);
+  const head = () => client.getBlockNumber({ cacheTime: 0 });
 
-  const schema = indexerSchemaName(protocol, PROJECT_ROOT);
+  // the contracts as the indexer child resolves them: with a devnet it reads only the deployments file
+  const schema = indexerSchemaName(resolveContracts(chain ? {} : process.env, readDeployment()), PROJECT_ROOT);
   const indexer = await startIndexer({
     databaseUrl: database.url,
     schema,
-    viewsSchema: process.env.PONDER_VIEWS_SCHEMA ?? "chain",
+    viewsSchema: process.env.PONDER_VIEWS_SCHEMA || DEFAULT_VIEWS_SCHEMA,
     rpcUrl: chain?.rpcUrl,
     deploymentsFile: chain ? deploymentsFile() : undefined,
     port: Number(process.env.PONDER_PORT ?? 42069),

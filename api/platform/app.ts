@@ -1,7 +1,8 @@
 import type { ApiDeps } from "../deps";
+import { identityLimiter } from "./context";
 import { createApp } from "../http/create-app";
 import { mountOpenApi } from "../http/openapi";
-import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
+import { rateLimit } from "../http/rate-limit";
 import { registerReadiness } from "../http/readiness";
 import { createPodsRouter } from "./routes/pods/handlers";
 import { createStatsRouter } from "./routes/stats/handlers";
@@ -25,8 +26,8 @@ export const PLATFORM_BASE_PATH = "/api/v1";
 export function createPlatformApp(deps: ApiDeps) {
   const { config, pool } = deps;
   const app = createApp({ logger: deps.logger.child({ service: "platform-api" }) });
-  const limiter =
-    deps.rateLimiter ?? createPostgresRateLimiter(pool, { ...config.rateLimit, keyPrefix: "platform" });
+  // one limiter for the per-IP and the per-identity budgets (see identityLimiter)
+  const limiter = identityLimiter(deps);
 
   app.use(`${PLATFORM_BASE_PATH}/*`, rateLimit(limiter, { trustProxy: config.trustProxy }));
   registerReadiness(app, { pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });

@@ -1,6 +1,6 @@
 import { Mutex } from "async-mutex";
 import type pg from "pg";
-import { serviceUnavailable } from "../../http/errors";
+import { withAdvisoryLock } from "./advisory-lock";
 
 const LOCK_NAMESPACE = "chat:pod-claim:";
 
@@ -21,38 +21,10 @@ export class PodLocks {
     if (!entry) this.mutexes.set(key, (entry = { mutex: new Mutex(), users: 0 }));
     entry.users++;
     try {
-      return await entry.mutex.runExclusive(() => this.withAdvisoryLock(key, work));
+      return await entry.mutex.runExclusive(() => withAdvisoryLock(this.pool, LOCK_NAMESPACE + key, work));
     } finally {
       entry.users--;
       if (entry.users === 0) this.mutexes.delete(key);
-    }
-  }
-
-  private async withAdvisoryLock<T>(key: string, work: () => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch {
-      throw serviceUnavailable("Database unavailable");
-    }
-    let released = false;
-    try {
-      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [LOCK_NAMESPACE + key]);
-    } catch (error) {
-      client.release(error as Error);
-      throw serviceUnavailable("Database unavailable");
-    }
-    try {
-      return await work();
-    } finally {
-      try {
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [LOCK_NAMESPACE + key]);
-      } catch (error) {
-        // Destroy the connection so the server drops the lock with it.
-        client.release(error as Error);
-        released = true;
-      }
-      if (!released) client.release();
     }
   }
 }

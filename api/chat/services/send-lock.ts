@@ -1,5 +1,6 @@
 import { Mutex } from "async-mutex";
 import type pg from "pg";
+import { withAdvisoryLock } from "./advisory-lock";
 
 /** Runs `fn` while no other sender of the same wallet runs: in this process, and across replicas when shared. */
 export interface SendLock {
@@ -20,20 +21,5 @@ export function createProcessSendLock(): SendLock {
 export function createPostgresSendLock(pool: pg.Pool, walletAddress: string): SendLock {
   const local = new Mutex();
   const key = `server-wallet:${walletAddress.toLowerCase()}`;
-  return {
-    run: (fn) =>
-      local.runExclusive(async () => {
-        const client = await pool.connect();
-        try {
-          await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]);
-          try {
-            return await fn();
-          } finally {
-            await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
-          }
-        } finally {
-          client.release();
-        }
-      }),
-  };
+  return { run: (fn) => local.runExclusive(() => withAdvisoryLock(pool, key, fn)) };
 }

@@ -157,6 +157,11 @@ async function upsertUser(db: OffchainDb, payload: JWTPayload, walletClaim: stri
   const username = typeof payload.preferred_username === "string" ? payload.preferred_username : null;
   const avatarUrl = typeof payload.picture === "string" ? payload.picture : null;
   const values = { idpSubject: payload.sub!, walletAddress: wallet, username, avatarUrl };
+  // Most requests come from a known user whose token says nothing new: no write then.
+  const [known] = await db.select().from(users).where(eq(users.idpSubject, values.idpSubject)).limit(1);
+  if (known && known.walletAddress === wallet && known.username === username && known.avatarUrl === avatarUrl) {
+    return { ...known, walletAddress: known.walletAddress as `0x${string}` | null };
+  }
   // The identity provider is the authority on who holds a wallet: the latest token's user gets it.
   const row = await db.transaction(async (tx) => {
     if (wallet) {

@@ -224,11 +224,6 @@ export async function republishPodDraft(
 
 // ---- lookups for other resources ----
 
-/** A pod by its id (uuid) or on-chain tokenId, any state; undefined when unknown. */
-export function findPodByRef(db: Executor, ref: string): Promise<PodDraftRow | undefined> {
-  return findPodDraftByRef(db, ref);
-}
-
 /** A publicly listed pod (minted, indexed, not banned, not archived) by id or tokenId; undefined otherwise. */
 export function findListedPod(db: Executor, ref: string): Promise<PublicPodRow | undefined> {
   return findPublicPod(db, ref);

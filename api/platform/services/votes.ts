@@ -24,7 +24,6 @@ export const ORDER_TX_KIND = "subscription-order";
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A uint256 token id written in decimal. */
 export const TOKEN_ID_PATTERN = /^(0|[1-9]\d{0,76})$/;
-export const TX_HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 
 /** Who is looking: a draft that is not published yet is visible to its creator only. */
 export type Viewer = { userId?: string; agentId?: string };

@@ -132,14 +132,6 @@ export async function insertPodRepublish(
   return row!.id;
 }
 
-export async function listPodRepublishes(db: Executor, podDraftId: string) {
-  return db
-    .select()
-    .from(podRepublishes)
-    .where(eq(podRepublishes.podDraftId, podDraftId))
-    .orderBy(podRepublishes.createdAt, podRepublishes.id);
-}
-
 // ---- public (minted, indexed, not banned, not archived) ----
 
 const walletUsers = alias(users, "wallet_users");

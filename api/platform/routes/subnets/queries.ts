@@ -1,5 +1,5 @@
 /** SQL of the datanet resource (subnet_drafts, subnet_parameter_updates, and the indexed `datanet`). */
-import { and, asc, count, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import { chain } from "../../../db/chain";
 import type { OffchainDb } from "../../../db/client";
 import { subnetDrafts, subnetParameterUpdates, subnetSearchDocument, verifiedTransactions } from "../../../db/offchain";
@@ -182,14 +182,6 @@ export async function insertSubnetParameterUpdate(
     .values({ ...values, value: values.value.toString(), txHash: values.txHash.toLowerCase() })
     .returning({ id: subnetParameterUpdates.id });
   return row!.id;
-}
-
-export async function listSubnetParameterUpdates(db: Executor, subnetDraftId: string) {
-  return db
-    .select()
-    .from(subnetParameterUpdates)
-    .where(eq(subnetParameterUpdates.subnetDraftId, subnetDraftId))
-    .orderBy(asc(subnetParameterUpdates.createdAt), asc(subnetParameterUpdates.id));
 }
 
 /** The SQL text of the public list's search, for checking its plan (tests). */
