@@ -14,8 +14,9 @@ export default createConfig({
     base: {
       id: BASE_CHAIN_ID,
       rpc: env.rpcUrls,
-      // A local chain reuses Base's chain id: never cache its data across runs.
-      disableCache: env.localRpc,
+      // A local chain reuses Base's chain id: its data is not cached across runs unless asked
+      // (PONDER_RPC_CACHE=1, see ops/ponder-env.ts).
+      disableCache: !env.rpcCache,
       ...(env.pollingIntervalMs !== undefined ? { pollingInterval: env.pollingIntervalMs } : {}),
     },
   },

@@ -231,6 +231,11 @@ export const PodManagerAbi = [
   },
   {
     "inputs": [],
+    "name": "InsufficientVotingPower",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "InvalidValidityPeriod",
     "type": "error"
   },
@@ -345,32 +350,6 @@ export const PodManagerAbi = [
       }
     ],
     "name": "UnknownSubnet",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "address",
-        "name": "voter",
-        "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "epoch",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "requested",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "votingPower",
-        "type": "uint256"
-      }
-    ],
-    "name": "VoteBudgetExceeded",
     "type": "error"
   },
   {
@@ -998,6 +977,54 @@ export const PodManagerAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "epoch",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "podId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPodDownVotesOfEpoch",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "epoch",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "podId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPodUpVotesOfEpoch",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "podId",
         "type": "uint256"
       }
@@ -1035,6 +1062,83 @@ export const PodManagerAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getSubnetPrimaryTokenSeedings",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "epoch",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "podId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "voter",
+        "type": "address"
+      }
+    ],
+    "name": "getVotersDownVotesForPodInEpoch",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "epoch",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "podId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "voter",
+        "type": "address"
+      }
+    ],
+    "name": "getVotersUpVotesForPodInEpoch",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "role",
         "type": "bytes32"
@@ -1054,12 +1158,12 @@ export const PodManagerAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "podId",
+        "name": "epoch",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "epoch",
+        "name": "podId",
         "type": "uint256"
       }
     ],
@@ -1101,9 +1205,9 @@ export const PodManagerAbi = [
   {
     "inputs": [
       {
-        "internalType": "address",
-        "name": "voter",
-        "type": "address"
+        "internalType": "uint256",
+        "name": "epoch",
+        "type": "uint256"
       },
       {
         "internalType": "uint256",
@@ -1111,9 +1215,9 @@ export const PodManagerAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "uint256",
-        "name": "epoch",
-        "type": "uint256"
+        "internalType": "address",
+        "name": "user",
+        "type": "address"
       }
     ],
     "name": "hasUserClaimedEmissions",

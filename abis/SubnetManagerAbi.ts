@@ -905,6 +905,25 @@ export const SubnetManagerAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getAccessFeePrimaryToken",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "tokenId",
         "type": "uint256"
       }
@@ -915,6 +934,44 @@ export const SubnetManagerAbi = [
         "internalType": "address",
         "name": "",
         "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPrimaryTokenEmissionsPerEpoch",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPublishingFeePrimaryToken",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",

@@ -754,6 +754,11 @@ export const VeCoreAbi = [
       },
       {
         "internalType": "uint256",
+        "name": "unused",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
         "name": "votingPower",
         "type": "uint256"
       }

@@ -1,9 +1,17 @@
+import { parseCommandLine } from "../ops/cli";
 import { loadConfig } from "./config";
 import { createLogger } from "./http/logger";
 import { startApiServer } from "./server";
 
+parseCommandLine({
+  usage: `Usage: npm run api
+  Runs the three API surfaces only (for replicas beside one indexer); every setting is an
+  environment variable (see README: Configuration). Stop with SIGINT or SIGTERM.`,
+  options: {},
+});
+
 const config = loadConfig();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, { format: config.logFormat });
 const server = await startApiServer(config, { logger });
 logger.info({ urls: server.urls }, "API listening");
 

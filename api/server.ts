@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Logger } from "pino";
@@ -10,7 +11,11 @@ import type { ApiDeps } from "./deps";
 import { createEvalApp, createEvalSettlementWorker } from "./eval/app";
 import type { SettlementWorker } from "./eval/settlement/worker";
 import { createLogger } from "./http/logger";
+import { answerClientErrorsAsJson } from "./http/node-errors";
 import { createPlatformApp } from "./platform/app";
+import { createReorgReconciler, type ReorgReconciler } from "./reorgs/reconciler";
+import { createChainClient } from "../chain/client";
+import { loadProtocolConfig } from "../chain/protocol-config";
 
 export interface ApiServer {
   urls: { platform: string; chat: string; eval: string };
@@ -19,15 +24,19 @@ export interface ApiServer {
 
 const CLOSE_GRACE_MS = 5_000;
 
-function listen(app: { fetch: Parameters<typeof serve>[0]["fetch"] }, port: number): Promise<ServerType> {
+function listen(app: { fetch: Parameters<typeof serve>[0]["fetch"] }, hostname: string, port: number): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port }, () => resolve(server));
+    const server = serve({ fetch: app.fetch, hostname, port }, () => resolve(server));
     server.once("error", reject);
+    answerClientErrorsAsJson(server as Server);
   });
 }
 
-function urlOf(server: ServerType): string {
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** The URL a client on this machine uses: a wildcard bind is reached at the loopback address. */
+function urlOf(server: ServerType, host: string): string {
+  const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const hostPart = reachable.includes(":") ? `[${reachable}]` : reachable;
+  return `http://${hostPart}:${(server.address() as AddressInfo).port}`;
 }
 
 function closeServer(server: ServerType): Promise<void> {
@@ -45,20 +54,22 @@ function closeServer(server: ServerType): Promise<void> {
 
 /**
  * Migrates the off-chain store, then serves the Platform, Chat and Evaluation
- * apps on their configured ports (0 picks a free one; `urls` has the real ones).
+ * apps on `config.host` (HOST, default 127.0.0.1) and their configured ports (0 picks a free one; `urls` has the real ones).
  * Without `config.databaseUrl`, it runs the project's embedded PostgreSQL.
  */
 export async function startApiServer(config: ApiConfig, options: { logger?: Logger } = {}): Promise<ApiServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
   const database: DatabaseHandle = config.databaseUrl
     ? { url: config.databaseUrl, stop: async () => undefined }
     : await startEmbeddedPostgres();
   const servers: ServerType[] = [];
   let pool: ApiDeps["pool"] | undefined;
   let settlementWorker: SettlementWorker | null = null;
+  let reconciler: ReorgReconciler | undefined;
 
   const close = async () => {
     await settlementWorker?.stop();
+    await reconciler?.stop();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
     await database.stop();
@@ -72,11 +83,12 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     });
     pool = store.pool;
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger };
-    servers.push(await listen(createPlatformApp(deps), config.ports.platform));
-    servers.push(await listen(createChatApp(deps), config.ports.chat));
-    servers.push(await listen(createEvalApp(deps), config.ports.eval));
+    servers.push(await listen(createPlatformApp(deps), config.host, config.ports.platform));
+    servers.push(await listen(createChatApp(deps), config.host, config.ports.chat));
+    servers.push(await listen(createEvalApp(deps), config.host, config.ports.eval));
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
+    reconciler = startReorgReconciler(deps);
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
@@ -84,7 +96,20 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
 
   const [platform, chat, evaluation] = servers as [ServerType, ServerType, ServerType];
   return {
-    urls: { platform: urlOf(platform), chat: urlOf(chat), eval: urlOf(evaluation) },
+    urls: { platform: urlOf(platform, config.host), chat: urlOf(chat, config.host), eval: urlOf(evaluation, config.host) },
     close,
   };
+}
+
+/** Off-chain records follow the canonical chain (api/reorgs); nothing to follow without a chain. */
+function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
+  let protocol;
+  try {
+    protocol = loadProtocolConfig();
+  } catch {
+    return undefined;
+  }
+  const reconciler = createReorgReconciler({ db: deps.db, client: createChainClient(protocol), logger: deps.logger });
+  reconciler.start();
+  return reconciler;
 }

@@ -41,8 +41,10 @@ contract PodManager is ERC721, AccessControl {
     mapping(address voter => mapping(uint256 epoch => uint256)) public votesCastedByVoterForEpoch;
     mapping(address voter => mapping(uint256 podId => mapping(uint256 epoch => uint256))) public voterUpVotes;
     mapping(address voter => mapping(uint256 podId => mapping(uint256 epoch => uint256))) public voterDownVotes;
-    mapping(uint256 podId => mapping(uint256 epoch => bool)) public hasPodOwnerClaimedEmissions;
-    mapping(address voter => mapping(uint256 podId => mapping(uint256 epoch => bool))) public hasUserClaimedEmissions;
+    /// @dev Read through `hasPodOwnerClaimedEmissions(epoch, podId)` (the live argument order).
+    mapping(uint256 podId => mapping(uint256 epoch => bool)) private _podOwnerClaimed;
+    /// @dev Read through `hasUserClaimedEmissions(epoch, podId, user)` (the live argument order).
+    mapping(address voter => mapping(uint256 podId => mapping(uint256 epoch => bool))) private _voterClaimed;
 
     event PodMinted(
         uint256 indexed podId,
@@ -100,7 +102,9 @@ contract PodManager is ERC721, AccessControl {
     error CannotVoteOwnPod(uint256 podId);
     error NoSubnetAccess(uint256 subnetId, address voter);
     error ZeroVotes();
-    error VoteBudgetExceeded(address voter, uint256 epoch, uint256 requested, uint256 votingPower);
+    /// @notice A vote over the caller's remaining budget for the epoch
+    /// (`votes + votesCastedByVoterForEpoch > votingPowerOf`); the live contracts' error, no arguments.
+    error InsufficientVotingPower();
     error EpochNotClosed(uint256 epoch);
     error AlreadyClaimed(uint256 podId, uint256 epoch, address account);
     error NothingToClaim(uint256 podId, uint256 epoch, address account);
@@ -172,7 +176,7 @@ contract PodManager is ERC721, AccessControl {
         if (votes == 0) revert ZeroVotes();
         uint256 power = veCore.votingPowerOf(msg.sender);
         uint256 cast = votesCastedByVoterForEpoch[msg.sender][epoch] + votes;
-        if (cast > power) revert VoteBudgetExceeded(msg.sender, epoch, cast, power);
+        if (cast > power) revert InsufficientVotingPower();
         votesCastedByVoterForEpoch[msg.sender][epoch] = cast;
 
         uint256 netBefore = _positiveNet(podId, epoch);
@@ -212,7 +216,7 @@ contract PodManager is ERC721, AccessControl {
 
     /// @notice What the pod owner's claim for `epoch` pays now (0 once claimed or while the epoch is open).
     function podOwnerClaimable(uint256 podId, uint256 epoch) public view returns (uint256 coreAmount, uint256 primaryAmount) {
-        if (hasPodOwnerClaimedEmissions[podId][epoch] || epoch >= veCore.currentEpoch()) return (0, 0);
+        if (_podOwnerClaimed[podId][epoch] || epoch >= veCore.currentEpoch()) return (0, 0);
         (uint256 c, uint256 p) = podEmissions(podId, epoch);
         return (EmissionMath.ownerShare(c), EmissionMath.ownerShare(p));
     }
@@ -223,7 +227,7 @@ contract PodManager is ERC721, AccessControl {
         view
         returns (uint256 coreAmount, uint256 primaryAmount)
     {
-        if (hasUserClaimedEmissions[voter][podId][epoch] || epoch >= veCore.currentEpoch()) return (0, 0);
+        if (_voterClaimed[voter][podId][epoch] || epoch >= veCore.currentEpoch()) return (0, 0);
         uint256 up = voterUpVotes[voter][podId][epoch];
         uint256 podUp = podUpVotes[podId][epoch];
         (uint256 c, uint256 p) = podEmissions(podId, epoch);
@@ -244,10 +248,10 @@ contract PodManager is ERC721, AccessControl {
     function claimPodOwnerEmissions(uint256 podId, uint256 epoch) external {
         address owner = _requireOwner(podId);
         _requireClosed(epoch);
-        if (hasPodOwnerClaimedEmissions[podId][epoch]) revert AlreadyClaimed(podId, epoch, owner);
+        if (_podOwnerClaimed[podId][epoch]) revert AlreadyClaimed(podId, epoch, owner);
         (uint256 c, uint256 p) = podOwnerClaimable(podId, epoch);
         if (c == 0 && p == 0) revert NothingToClaim(podId, epoch, owner);
-        hasPodOwnerClaimedEmissions[podId][epoch] = true;
+        _podOwnerClaimed[podId][epoch] = true;
         uint256 subnetId = podEpochSubnet[podId][epoch];
         subnetManager.payEmissions(subnetId, owner, c, p);
         emit PodOwnerEmissionsClaimed(podId, epoch, owner, subnetId, msg.sender, c, p);
@@ -257,10 +261,10 @@ contract PodManager is ERC721, AccessControl {
     function claimVoterEmissions(address voter, uint256 podId, uint256 epoch) external {
         _requireOwner(podId);
         _requireClosed(epoch);
-        if (hasUserClaimedEmissions[voter][podId][epoch]) revert AlreadyClaimed(podId, epoch, voter);
+        if (_voterClaimed[voter][podId][epoch]) revert AlreadyClaimed(podId, epoch, voter);
         (uint256 c, uint256 p) = voterClaimable(voter, podId, epoch);
         if (c == 0 && p == 0) revert NothingToClaim(podId, epoch, voter);
-        hasUserClaimedEmissions[voter][podId][epoch] = true;
+        _voterClaimed[voter][podId][epoch] = true;
         uint256 subnetId = podEpochSubnet[podId][epoch];
         subnetManager.payEmissions(subnetId, voter, c, p);
         emit VoterEmissionsClaimed(podId, epoch, voter, subnetId, msg.sender, c, p);
@@ -271,6 +275,47 @@ contract PodManager is ERC721, AccessControl {
     function getPod(uint256 podId) external view returns (Pod memory) {
         _requireOwner(podId);
         return _pods[podId];
+    }
+
+    /// @notice Whether the pod owner's share for `epoch` has been claimed. Epoch first, as on the live contracts.
+    function hasPodOwnerClaimedEmissions(uint256 epoch, uint256 podId) external view returns (bool) {
+        return _podOwnerClaimed[podId][epoch];
+    }
+
+    /// @notice Whether `user`'s voter share on `podId` for `epoch` has been claimed (live signature).
+    function hasUserClaimedEmissions(uint256 epoch, uint256 podId, address user) external view returns (bool) {
+        return _voterClaimed[user][podId][epoch];
+    }
+
+    /// @notice = podUpVotes(podId, epoch), in the live contracts' argument order.
+    function getPodUpVotesOfEpoch(uint256 epoch, uint256 podId) external view returns (uint256) {
+        return podUpVotes[podId][epoch];
+    }
+
+    /// @notice = podDownVotes(podId, epoch), in the live contracts' argument order.
+    function getPodDownVotesOfEpoch(uint256 epoch, uint256 podId) external view returns (uint256) {
+        return podDownVotes[podId][epoch];
+    }
+
+    /// @notice = voterUpVotes(voter, podId, epoch), in the live contracts' argument order.
+    function getVotersUpVotesForPodInEpoch(uint256 epoch, uint256 podId, address voter) external view returns (uint256) {
+        return voterUpVotes[voter][podId][epoch];
+    }
+
+    /// @notice = voterDownVotes(voter, podId, epoch), in the live contracts' argument order.
+    function getVotersDownVotesForPodInEpoch(uint256 epoch, uint256 podId, address voter)
+        external
+        view
+        returns (uint256)
+    {
+        return voterDownVotes[voter][podId][epoch];
+    }
+
+    /// @notice What is left of the datanet's primary-token emission pool (seeds minus emissions paid),
+    /// = the second value of SubnetManager.emissionPool(subnetId). On PodManager, as on the live contracts.
+    function getSubnetPrimaryTokenSeedings(uint256 subnetId) external view returns (uint256) {
+        (, uint256 primaryPool) = subnetManager.emissionPool(subnetId);
+        return primaryPool;
     }
 
     function getPodValidityEpoch(uint256 podId) external view returns (uint256) {

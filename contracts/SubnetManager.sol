@@ -240,11 +240,21 @@ contract SubnetManager is ERC721, AccessControl {
         return _subnets[subnetId].accessFeePrimaryToken;
     }
 
+    /// @notice = accessFeePrimaryToken(subnetId), under the live contracts' name.
+    function getAccessFeePrimaryToken(uint256 subnetId) external view returns (uint256) {
+        return _subnets[subnetId].accessFeePrimaryToken;
+    }
+
     function publishingFeeCORE(uint256 subnetId) external view returns (uint256) {
         return _subnets[subnetId].publishingFeeCORE;
     }
 
     function publishingFeePrimaryToken(uint256 subnetId) external view returns (uint256) {
+        return _subnets[subnetId].publishingFeePrimaryToken;
+    }
+
+    /// @notice = publishingFeePrimaryToken(subnetId), under the live contracts' name.
+    function getPublishingFeePrimaryToken(uint256 subnetId) external view returns (uint256) {
         return _subnets[subnetId].publishingFeePrimaryToken;
     }
 
@@ -261,6 +271,12 @@ contract SubnetManager is ERC721, AccessControl {
     function emissionsPerEpochAt(uint256 subnetId, uint256 epoch) external view returns (uint256, uint256) {
         uint48 key = uint48(epoch);
         return (_emissionsCORE[subnetId].upperLookup(key), _emissionsPrimary[subnetId].upperLookup(key));
+    }
+
+    /// @notice Primary-token emissions per epoch in force now: the rate set last (a change applies
+    /// from the epoch it is made in), = the second value of emissionsPerEpochAt(subnetId, currentEpoch).
+    function getPrimaryTokenEmissionsPerEpoch(uint256 subnetId) external view returns (uint256) {
+        return _emissionsPrimary[subnetId].latest();
     }
 
     function supportsInterface(bytes4 interfaceId) public view override(ERC721, AccessControl) returns (bool) {

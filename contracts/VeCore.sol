@@ -138,9 +138,15 @@ contract VeCore is ERC721, Ownable {
         emit Withdrawn(lockupId, msg.sender, to, lock.amount);
     }
 
-    function lockupData(uint256 lockupId) external view returns (uint256 amount, uint256 expiresAt, uint256 votingPower) {
+    /// @notice The lock's amount, expiry and points (all 0 for an unknown or withdrawn lock), in the live
+    /// contracts' 4-value layout: `unused` is a placeholder kept for that layout and is always 0.
+    function lockupData(uint256 lockupId)
+        external
+        view
+        returns (uint256 amount, uint256 expiresAt, uint256 unused, uint256 votingPower)
+    {
         Lockup memory lock = _lockups[lockupId];
-        return (lock.amount, lock.expiresAt, lock.votingPower);
+        return (lock.amount, lock.expiresAt, 0, lock.votingPower);
     }
 
     /// @notice Sum of the points of `account`'s unexpired locks.

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createAnvil, type Anvil } from "@viem/anvil";
 import { createTestClient, http, publicActions } from "viem";
 import { BASE_CHAIN_ID } from "../chain/chain";
@@ -20,6 +20,8 @@ export type LocalChain = {
   rpcUrl: string;
   port: number;
   anvil: Anvil;
+  /** The anvil process (Linux; undefined where it cannot be found). */
+  pid?: number;
   stop(): Promise<void>;
 };
 
@@ -44,12 +46,35 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Local
     timestamp: options.timestamp,
     state: options.statePath,
     startTimeout: 30_000,
+    stopTimeout: 8_000,
+    // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops anvil in turn
+    execArgs: ([binary, args, execaOptions]) => [binary, args, { ...execaOptions, detached: true }],
   });
   const resumed = options.statePath !== undefined && existsSync(options.statePath);
   await anvil.start();
   const rpcUrl = `http://${host}:${port}`;
   if (resumed) await resumeClock(rpcUrl);
-  return { rpcUrl, port, anvil, stop: () => anvil.stop() };
+  return { rpcUrl, port, anvil, pid: findAnvilPid(port), stop: () => anvil.stop() };
+}
+
+/** @viem/anvil does not expose the child: find it by its binary and port in /proc. */
+function findAnvilPid(port: number): number | undefined {
+  const binary = anvilBinaryPath();
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args[0] === binary && args.includes("--port") && args[args.indexOf("--port") + 1] === String(port)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 /**

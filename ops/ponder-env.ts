@@ -7,6 +7,10 @@
  *                         distinct query strings: Ponder rate-limits each URL separately.
  *                         Falls back to the deployments file's rpcUrl.
  *   PONDER_RPC_LANES      lanes for a single loopback URL (1 = no expansion).
+ *   PONDER_RPC_CACHE      "1" keeps Ponder's RPC cache (schema ponder_sync) on for a loopback
+ *                         URL too. Off by default for a local chain: a restarted anvil reuses
+ *                         block numbers, and the cache is keyed by (chain id, block number).
+ *                         The bench turns it on to measure a reindex from the cache (the Base case).
  *   DATABASE_URL          PostgreSQL connection string (required).
  *   CORE_TOKEN_ADDRESS, VE_CORE_ADDRESS, SUBNET_MANAGER_ADDRESS, POD_MANAGER_ADDRESS
  *   START_BLOCK           contract addresses and one start block for all of them; each falls
@@ -15,7 +19,7 @@
  *                         without START_BLOCK is indexed from block 0.
  */
 import { deploymentsFile, readDeployment, type Deployment } from "../chain/deployments";
-import { isLoopbackUrl } from "../chain/protocol-config";
+import { ADDRESS_ENV, isLoopbackUrl, resolveContracts as resolveProtocolContracts, type ContractLocation } from "../chain/protocol-config";
 
 export { isLoopbackUrl };
 
@@ -28,20 +32,17 @@ export const LOCAL_POLLING_INTERVAL_MS = 200;
 export const INDEXED_CONTRACTS = ["CoreToken", "VeCore", "SubnetManager", "PodManager"] as const;
 export type IndexedContract = (typeof INDEXED_CONTRACTS)[number];
 
-export const ADDRESS_ENV: Record<IndexedContract, string> = {
-  CoreToken: "CORE_TOKEN_ADDRESS",
-  VeCore: "VE_CORE_ADDRESS",
-  SubnetManager: "SUBNET_MANAGER_ADDRESS",
-  PodManager: "POD_MANAGER_ADDRESS",
-};
+export { ADDRESS_ENV };
 
 export type Address = `0x${string}`;
-export type ContractLocation = { address: Address; startBlock: number };
+export type { ContractLocation };
 
 export type PonderEnv = {
   rpcUrls: string[];
-  /** Every RPC URL is on this machine: a devnet, so Ponder's RPC cache is disabled. */
+  /** Every RPC URL is on this machine: a devnet. */
   localRpc: boolean;
+  /** Use Ponder's RPC cache: a remote chain, or PONDER_RPC_CACHE=1. */
+  rpcCache: boolean;
   pollingIntervalMs: number | undefined;
   databaseUrl: string;
   contracts: Record<IndexedContract, ContractLocation>;
@@ -83,38 +84,13 @@ function parseLanes(value: string | undefined): number {
   return lanes;
 }
 
-function parseAddress(name: string, value: string): Address {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new Error(`${name} is not an address: ${value}`);
-  return value as Address;
-}
-
-function parseBlock(name: string, value: string): number {
-  const block = Number(value);
-  if (!Number.isSafeInteger(block) || block < 0) throw new Error(`${name} is not a block number: ${value}`);
-  return block;
-}
-
-/** Addresses and start blocks: env first, then the deployments file. */
+/** Addresses and start blocks of the indexed contracts: env first, then the deployments file (rules in chain/). */
 export function resolveContracts(
   env: NodeJS.ProcessEnv,
   deployment: Deployment | undefined,
   source = "the deployments file",
 ): Record<IndexedContract, ContractLocation> {
-  const startBlockEnv = env.START_BLOCK?.trim();
-  const startBlock = startBlockEnv ? parseBlock("START_BLOCK", startBlockEnv) : undefined;
-  const entries = INDEXED_CONTRACTS.map((name) => {
-    const envName = ADDRESS_ENV[name];
-    const fromEnv = env[envName]?.trim();
-    const fromFile = deployment?.contracts[name];
-    const address = fromEnv ? parseAddress(envName, fromEnv) : fromFile?.address;
-    if (address === undefined) {
-      throw new Error(`No address for ${name}: set ${envName} or provide ${source}`);
-    }
-    // a file's start block only belongs with the file's address
-    const fileStartBlock = fromEnv ? undefined : fromFile?.startBlock;
-    return [name, { address, startBlock: startBlock ?? fileStartBlock ?? 0 }] as const;
-  });
-  return Object.fromEntries(entries) as Record<IndexedContract, ContractLocation>;
+  return resolveProtocolContracts(INDEXED_CONTRACTS, env, deployment, { source });
 }
 
 /** Everything ponder.config.ts needs, from `env` (and the deployments file when needed). */
@@ -133,9 +109,11 @@ export function loadPonderEnv(env: NodeJS.ProcessEnv = process.env): PonderEnv {
   if (rpcUrls.length === 0) throw new Error(`${RPC_URL_ENV} is not set`);
   const localRpc = rpcUrls.every(isLoopbackUrl);
 
+  const cacheFlag = env.PONDER_RPC_CACHE?.trim().toLowerCase();
   return {
     rpcUrls,
     localRpc,
+    rpcCache: !localRpc || cacheFlag === "1" || cacheFlag === "true",
     pollingIntervalMs: localRpc ? LOCAL_POLLING_INTERVAL_MS : undefined,
     databaseUrl,
     contracts: resolveContracts(env, deployment, file),

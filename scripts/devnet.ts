@@ -3,13 +3,21 @@
  * writes the deployments file and keeps running until Ctrl-C.
  *   npm run devnet [-- --port 8545] [-- --no-seed] [-- --epoch-length 172800]
  */
-import { parseArgs } from "node:util";
 import { deploymentsFile, writeDeployment } from "../chain/deployments";
 import { startAnvil } from "../devnet/anvil";
 import { deployProtocol } from "../devnet/deploy";
 import { seedDemo } from "../devnet/seed";
+import { parseCommandLine } from "../ops/cli";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run devnet -- [--port <port>] [--no-seed] [--epoch-length <seconds>]
+  Starts anvil (chain id 8453), deploys the protocol, seeds demo data (unless --no-seed),
+  writes the deployments file and runs until Ctrl-C.
+  --port            port of the chain (default: ANVIL_PORT or 8545)
+  --no-seed         deploy only
+  --epoch-length    epoch length in seconds (default 172800)`;
+
+const { values } = parseCommandLine({
+  usage: USAGE,
   options: {
     port: { type: "string", default: process.env.ANVIL_PORT ?? "8545" },
     "no-seed": { type: "boolean", default: false },

@@ -4,11 +4,12 @@
  *   npm run eval:key -- --revoke <key id>
  * Uses DATABASE_URL, else the project's embedded PostgreSQL (.data/postgres).
  */
-import { parseKeyArgs, runKeyCommand, UsageError } from "../api/eval/operator";
+import { KEY_USAGE, parseKeyArgs, runKeyCommand, UsageError } from "../api/eval/operator";
 import { runOperatorCommand } from "./lib/operator-command";
 
 await runOperatorCommand({
   name: "eval-key",
+  usage: KEY_USAGE,
   parse: parseKeyArgs,
   run: runKeyCommand,
   isUsageError: (error) => error instanceof UsageError,

@@ -5,11 +5,12 @@
  *     --score <0-100> --decision <accept|revise|reject> --critique <text>
  * Uses DATABASE_URL, else the project's embedded PostgreSQL (.data/postgres).
  */
-import { describeReview, parseReviewArgs, recordHumanReview, UsageError } from "../api/eval/operator";
+import { describeReview, parseReviewArgs, recordHumanReview, REVIEW_USAGE, UsageError } from "../api/eval/operator";
 import { runOperatorCommand } from "./lib/operator-command";
 
 await runOperatorCommand({
   name: "eval-review",
+  usage: REVIEW_USAGE,
   parse: parseReviewArgs,
   run: async (db, command) => describeReview(await recordHumanReview(db, command), command.evalId),
   isUsageError: (error) => error instanceof UsageError,

@@ -3,10 +3,15 @@
  * Platform API's cookie routes on the local setup:
  *   npm run idp:token -- --sub alice --wallet 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
  */
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "../ops/cli";
 import { localIdpKeyPair, signLocalIdpToken } from "../api/http/auth/idp-cookie";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run -s idp:token -- [--sub <id>] [--wallet <0x address>] [--username <name>] [--expires-in <24h>]
+  Prints an idp-token cookie value signed by the local identity provider
+  (key file: IDP_LOCAL_KEY_FILE, default .data/platform/idp-local-key.json).`;
+
+const { values } = parseCommandLine({
+  usage: USAGE,
   options: {
     sub: { type: "string", default: "local-user" },
     wallet: { type: "string" },

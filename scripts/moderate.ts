@@ -11,7 +11,6 @@
  * Database: DATABASE_URL, else the project's embedded PostgreSQL (the one `npm start` runs).
  * Chain: PONDER_RPC_URL_8453 and the contract addresses, else the devnet's deployments file.
  */
-import { parseArgs } from "node:util";
 import { privateKeyToAccount, type Account } from "viem/accounts";
 import { createChainClient } from "../chain/client";
 import { loadProtocolConfig } from "../chain/protocol-config";
@@ -21,30 +20,25 @@ import { loadPlatformConfig } from "../api/platform/config";
 import { banPod, listUncheckedPods, ModerationError } from "../api/platform/services/moderation";
 import { roleAccount } from "../devnet/accounts";
 import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
+import { exitWithUsage, parseCommandLine } from "../ops/cli";
 
-const USAGE = `usage:
+const USAGE = `Usage:
   npm run moderate -- ban --pod <podId|tokenId> --reason "why"
   npm run moderate -- list-unchecked [--json]`;
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseCommandLine({
+  usage: USAGE,
   allowPositionals: true,
   options: {
     pod: { type: "string" },
     reason: { type: "string" },
     json: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
   },
 });
 
 const command = positionals[0];
-if (values.help || (command !== "ban" && command !== "list-unchecked")) {
-  console.error(USAGE);
-  process.exit(values.help ? 0 : 2);
-}
-if (command === "ban" && (!values.pod || !values.reason)) {
-  console.error(`ban needs --pod and --reason\n${USAGE}`);
-  process.exit(2);
-}
+if (command !== "ban" && command !== "list-unchecked") exitWithUsage(USAGE, `Unknown command: ${command ?? "(none)"}`);
+if (command === "ban" && (!values.pod || !values.reason)) exitWithUsage(USAGE, "ban needs --pod and --reason");
 
 const database: DatabaseHandle = await resolveDatabase();
 const store = createDb(database.url, { chainSchemaName: process.env.PONDER_VIEWS_SCHEMA || "chain", maxConnections: 2 });

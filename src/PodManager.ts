@@ -150,34 +150,43 @@ ponder.on("PodManager:Voted", async ({ event, context }) => {
     })
     .onConflictDoNothing();
 
-  const before = await db.find(podEpoch, { podId, epoch });
-  const votedBefore = await db.find(voterPodEpoch, { voter, podId, epoch });
-  const { after, net } = applyVote(before ?? undefined, { subnetId, votes, upVote });
-
-  if (before) {
-    await db.update(podEpoch, { podId, epoch }).set({
-      subnetId: after.subnetId,
-      upVotes: after.upVotes,
-      downVotes: after.downVotes,
-      voterCount: before.voterCount + (votedBefore ? 0 : 1),
-    });
-  } else {
-    await db.insert(podEpoch).values({
-      podId,
-      epoch,
-      subnetId: after.subnetId,
-      upVotes: after.upVotes,
-      downVotes: after.downVotes,
-      voterCount: 1,
-      ownerClaimed: false,
-    });
-  }
-  await addToDatanetEpoch(db, subnetId, epoch, { upVotes: up, downVotes: down, positiveNetVotes: net.delta });
-
+  // Each row is read and written by one upsert (the store's insert-or-update); whether it
+  // existed is seen by its update callback, which the store calls synchronously.
+  const voteOf = { subnetId, votes, upVote };
+  let votedBefore = false;
   await db
     .insert(voterPodEpoch)
     .values({ voter, podId, epoch, upVotes: up, downVotes: down, claimed: false })
-    .onConflictDoUpdate((row) => ({ upVotes: row.upVotes + up, downVotes: row.downVotes + down }));
+    .onConflictDoUpdate((row) => {
+      votedBefore = true;
+      return { upVotes: row.upVotes + up, downVotes: row.downVotes + down };
+    });
+
+  const first = applyVote(undefined, voteOf);
+  let netDelta = first.net.delta;
+  await db
+    .insert(podEpoch)
+    .values({
+      podId,
+      epoch,
+      subnetId: first.after.subnetId,
+      upVotes: first.after.upVotes,
+      downVotes: first.after.downVotes,
+      voterCount: 1,
+      ownerClaimed: false,
+    })
+    .onConflictDoUpdate((before) => {
+      const { after, net } = applyVote(before, voteOf);
+      netDelta = net.delta;
+      return {
+        subnetId: after.subnetId,
+        upVotes: after.upVotes,
+        downVotes: after.downVotes,
+        voterCount: before.voterCount + (votedBefore ? 0 : 1),
+      };
+    });
+  await addToDatanetEpoch(db, subnetId, epoch, { upVotes: up, downVotes: down, positiveNetVotes: netDelta });
+
   await db
     .insert(voterEpoch)
     .values({ voter, epoch, votesCast: votes, upVotes: up, downVotes: down, votingPower })
@@ -188,18 +197,14 @@ ponder.on("PodManager:Voted", async ({ event, context }) => {
       votingPower,
     }));
 
-  const votedPodBefore = await db.find(voterPod, { voter, podId });
-  if (votedPodBefore) {
-    await db.update(voterPod, { voter, podId }).set({
-      upVotes: votedPodBefore.upVotes + up,
-      downVotes: votedPodBefore.downVotes + down,
-      lastVotedAt: timestamp,
+  let votedPodBefore = false;
+  await db
+    .insert(voterPod)
+    .values({ voter, podId, upVotes: up, downVotes: down, firstVotedAt: timestamp, lastVotedAt: timestamp })
+    .onConflictDoUpdate((row) => {
+      votedPodBefore = true;
+      return { upVotes: row.upVotes + up, downVotes: row.downVotes + down, lastVotedAt: timestamp };
     });
-  } else {
-    await db
-      .insert(voterPod)
-      .values({ voter, podId, upVotes: up, downVotes: down, firstVotedAt: timestamp, lastVotedAt: timestamp });
-  }
 
   await db.update(pod, { id: podId }).set((p) => ({
     cumulativeUpVotes: p.cumulativeUpVotes + up,

@@ -104,21 +104,22 @@ ponder.on("SubnetManager:SubnetAccessGranted", async ({ event, context }) => {
       timestamp,
     })
     .onConflictDoNothing();
-  const holder = await db.find(subnetAccessHolder, { subnetId, account });
-  if (holder) {
-    await db
-      .update(subnetAccessHolder, { subnetId, account })
-      .set({ purchaseCount: holder.purchaseCount + 1, lastGrantedAt: timestamp });
-    return;
-  }
-  await db.insert(subnetAccessHolder).values({
-    subnetId,
-    account,
-    purchaseCount: 1,
-    firstGrantedAt: timestamp,
-    firstTxHash: event.transaction.hash,
-    lastGrantedAt: timestamp,
-  });
+  let repeat = false;
+  await db
+    .insert(subnetAccessHolder)
+    .values({
+      subnetId,
+      account,
+      purchaseCount: 1,
+      firstGrantedAt: timestamp,
+      firstTxHash: event.transaction.hash,
+      lastGrantedAt: timestamp,
+    })
+    .onConflictDoUpdate((holder) => {
+      repeat = true;
+      return { purchaseCount: holder.purchaseCount + 1, lastGrantedAt: timestamp };
+    });
+  if (repeat) return;
   await db.update(datanet, { id: subnetId }).set((row) => ({ accessHolderCount: row.accessHolderCount + 1 }));
 });
 

@@ -1,16 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiDeps } from "../deps";
+import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
+import { provideContext } from "../http/middleware";
 import { jsonContent, mountOpenApi } from "../http/openapi";
-import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
-import { registerReadiness } from "../http/readiness";
-import type { AppEnv } from "../http/types";
+import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { rateLimit } from "../http/rate-limit";
+import { HealthIndexerSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
 import { loadChatConfig, type ChatConfig } from "./config";
-import { chatAuthMiddleware, indexedMiddleware, type ChatContext } from "./context";
-import { authRoutes } from "./routes/auth/routes";
-import { chatRoutes } from "./routes/chat/routes";
-import { emissionsRoutes } from "./routes/emissions/routes";
-import { podRoutes } from "./routes/pods/routes";
+import type { ChatContext, ChatEnv } from "./context";
+import { authRouter } from "./routes/auth/auth.index";
+import { chatRouter } from "./routes/chat/chat.index";
+import { emissionsRouter } from "./routes/emissions/emissions.index";
+import { podsRouter } from "./routes/pods/pods.index";
 import { createAssistant } from "./services/assistant/assistant";
 import { KnowledgeBase } from "./services/assistant/knowledge";
 import { createLlm, type Llm } from "./services/assistant/llm";
@@ -26,10 +28,12 @@ const HealthSchema = z
     service: z.string(),
     started: z.string().openapi({ format: "date-time" }),
     uptime: z.number().openapi({ description: "Seconds since the service started" }),
+    indexer: HealthIndexerSchema,
   })
   .openapi("Health");
 
 const healthRoute = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/health",
   tags: ["Operations"],
@@ -39,14 +43,15 @@ const healthRoute = createRoute({
 
 const PROBE_PATHS = new Set(["/health", "/ready"]);
 
-function registerHealth(app: OpenAPIHono<AppEnv>, startedAt: Date): void {
-  app.openapi(healthRoute, (c) =>
+function registerHealth(app: OpenAPIHono<ChatEnv>, startedAt: Date, pool: ApiDeps["pool"], viewsSchema: string): void {
+  app.openapi(healthRoute, async (c) =>
     c.json(
       {
         status: "ok" as const,
         service: "chat-server",
         started: startedAt.toISOString(),
         uptime: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+        indexer: await indexerLagForHealth(pool, viewsSchema),
       },
       200,
     ),
@@ -71,8 +76,8 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   const { config: apiConfig, pool } = deps;
   const options = deps.chat ?? {};
   const logger = deps.logger.child({ service: "chat-server" });
-  const app = createApp({ logger });
-  const limiter = deps.rateLimiter ?? createPostgresRateLimiter(pool, { ...apiConfig.rateLimit, keyPrefix: "chat" });
+  const app = createApp<ChatEnv>({ logger, maxBodyBytes: SURFACE_BODY_LIMITS.chat });
+  const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
   const ipAndIdentityLimit = rateLimit(limiter, {
     trustProxy: apiConfig.trustProxy,
     skip: (c) => PROBE_PATHS.has(c.req.path),
@@ -94,6 +99,7 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     pool,
     logger,
     viewsSchema: apiConfig.ponderViewsSchema,
+    identityRateLimit: ipAndIdentityLimit,
     chain,
     postFetcher: options.postFetcher ?? createPostFetcher(config.postSource, logger),
     slopChecker: createSlopChecker(llm, logger),
@@ -107,22 +113,18 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     }),
     podLocks: new PodLocks(pool),
     now,
-    auth: chatAuthMiddleware(deps, ipAndIdentityLimit, now),
-    indexed: indexedMiddleware(pool, apiConfig.ponderViewsSchema),
   };
 
+  app.use(provideContext(ctx));
   app.use(ipAndIdentityLimit);
   app.openAPIRegistry.registerComponent("securitySchemes", "walletSession", {
     type: "http",
     scheme: "bearer",
     description: "Session token from POST /auth/verify, valid 24 hours",
   });
-  registerHealth(app, deps.startedAt ?? new Date());
-  registerReadiness(app, { pool, viewsSchema: apiConfig.ponderViewsSchema, ponderUrl: apiConfig.ponderUrl });
-  app.route("/", authRoutes(ctx));
-  app.route("/", podRoutes(ctx));
-  app.route("/", emissionsRoutes(ctx));
-  app.route("/", chatRoutes(ctx));
+  registerHealth(app, deps.startedAt ?? new Date(), pool, apiConfig.ponderViewsSchema);
+  registerReadiness(app, { surface: "Chat", pool, viewsSchema: apiConfig.ponderViewsSchema, ponderUrl: apiConfig.ponderUrl });
+  for (const router of [authRouter, podsRouter, emissionsRouter, chatRouter]) app.route("/", router);
   mountOpenApi(app, { title: "Data-Market Chat Server", version: "1.0.0" });
   return app;
 }

@@ -1,12 +1,7 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { RouteConfig } from "@hono/zod-openapi";
 import type { Logger } from "pino";
-import type pg from "pg";
-import type { OffchainDb } from "../db/client";
-import type { ApiDeps } from "../deps";
-import { walletSession, type WalletAddress } from "../http/auth/wallet-session";
-import { serviceUnavailable, unauthorized } from "../http/errors";
-import { requireChain } from "../http/readiness";
-import type { AppEnv } from "../http/types";
+import { serviceUnavailable } from "../http/errors";
+import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
 import type { ChatConfig } from "./config";
 import type { ChatChain } from "./services/chain";
 import type { Assistant } from "./services/assistant/assistant";
@@ -17,13 +12,10 @@ import type { PostFetcher } from "./services/post-fetcher";
 import type { SlopChecker } from "./services/slop-check";
 import type { ServerWallet } from "./services/server-wallet";
 
-/** Everything the chat server's route handlers use. */
-export interface ChatContext {
+/** Everything the chat server's handlers use: `c.var.ctx`, set once per app. */
+export interface ChatContext extends SurfaceContext {
   config: ChatConfig;
-  db: OffchainDb;
-  pool: pg.Pool;
   logger: Logger;
-  viewsSchema: string;
   chain: ChatChain | undefined;
   postFetcher: PostFetcher;
   slopChecker: SlopChecker;
@@ -32,30 +24,12 @@ export interface ChatContext {
   assistant: Assistant;
   podLocks: PodLocks;
   now: () => Date;
-  /** Wallet session auth, then the per-identity rate limit. */
-  auth: MiddlewareHandler<AppEnv>[];
-  /** 503 until the indexer's views exist. */
-  indexed: MiddlewareHandler;
 }
 
-export function chatAuthMiddleware(
-  deps: Pick<ApiDeps, "db">,
-  identityLimit: MiddlewareHandler<AppEnv>,
-  now: () => Date,
-): MiddlewareHandler<AppEnv>[] {
-  return [walletSession(deps.db, { now }) as unknown as MiddlewareHandler<AppEnv>, identityLimit];
-}
+export type ChatEnv = ContextEnv<ChatContext>;
 
-/** The signed-in wallet (lower case), set by the wallet-session middleware. */
-export function walletOf(c: Context<AppEnv>): WalletAddress {
-  const identity = c.var.identity;
-  if (identity?.kind !== "wallet") throw unauthorized();
-  return identity.id as WalletAddress;
-}
-
-export function indexedMiddleware(pool: pg.Pool, viewsSchema: string): MiddlewareHandler {
-  return requireChain(pool, viewsSchema);
-}
+/** A chat server handler typed by its route (the route's `walletAuth` types `c.var.wallet`). */
+export type ChatHandler<R extends RouteConfig> = AppRouteHandler<R, ChatEnv>;
 
 /** The chain, or 503 when none is configured. */
 export function chainOf(ctx: ChatContext): ChatChain {

@@ -1,6 +1,8 @@
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { bindChainSchema } from "./chain";
+import { guardPoolClients } from "./errors";
+import { releaseTransactionClients } from "./transactions";
 import * as offchainSchema from "./offchain/index";
 
 export type OffchainDb = NodePgDatabase<typeof offchainSchema>;
@@ -17,8 +19,12 @@ export interface CreateDbOptions {
   maxConnections?: number;
   /** How long a request may wait for a connection before failing (default 5 s; pg's default is forever). */
   connectionTimeoutMs?: number;
+  /** Server-side limit of one statement (default 10 s); a timed-out statement answers 503. */
+  statementTimeoutMs?: number;
+  /** Client-side limit of one query, for a server that stopped answering (default 12 s). */
+  queryTimeoutMs?: number;
   applicationName?: string;
-  /** Errors of idle pooled connections (e.g. the server restarting); the pool replaces them. */
+  /** Errors of pooled connections, idle or checked out (e.g. the server restarting); the pool replaces them. */
   onIdleError?: (error: Error) => void;
 }
 
@@ -27,14 +33,16 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Da
     connectionString: databaseUrl,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    query_timeout: options.queryTimeoutMs ?? 12_000,
+    keepAlive: true,
     application_name: options.applicationName ?? "datamarket-api",
   });
   pool.on("error", (error) => options.onIdleError?.(error));
+  guardPoolClients(pool, { onClientError: (error) => options.onIdleError?.(error) });
   const chainSchemaName = options.chainSchemaName ?? "chain";
   bindChainSchema(chainSchemaName);
-  return {
-    pool,
-    db: drizzle({ client: pool, schema: offchainSchema }),
-    chainSchemaName,
-  };
+  const db = drizzle({ client: pool, schema: offchainSchema });
+  releaseTransactionClients(db, pool);
+  return { pool, db, chainSchemaName };
 }

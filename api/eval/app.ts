@@ -1,17 +1,20 @@
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ApiDeps } from "../deps";
-import { evalApiKeyAuth } from "../http/auth/eval-api-key";
-import { createApp, createRouter } from "../http/create-app";
+import { SURFACE_BODY_LIMITS } from "../http/body-limit";
+import { createApp } from "../http/create-app";
+import { provideContext } from "../http/middleware";
 import { mountOpenApi } from "../http/openapi";
+import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
-import { registerReadiness } from "../http/readiness";
+import { registerHealth, registerReadiness } from "../http/readiness";
 import { loadEvalConfig, type EvalConfig } from "./config";
-import { EVAL_BASE_PATH, type EvalContext } from "./context";
-import { registerAssessmentRoutes } from "./routes/assessments/handlers";
-import { registerAttachmentRoutes } from "./routes/attachments/handlers";
-import { registerEvalRequestRoutes } from "./routes/eval-requests/handlers";
-import { registerKeyRoutes } from "./routes/keys/handlers";
-import { registerLocalStorageRoutes } from "./routes/storage/handlers";
+import { EVAL_BASE_PATH, type EvalContext, type EvalEnv } from "./context";
+import { accountAuth, perIpBudget } from "./middleware";
+import { assessmentsRouter } from "./routes/assessments/assessments.index";
+import { attachmentsRouter } from "./routes/attachments/attachments.index";
+import { evalRequestsRouter } from "./routes/eval-requests/eval-requests.index";
+import { keysRouter } from "./routes/keys/keys.index";
+import { storageRouter } from "./routes/storage/storage.index";
 import { createAttachmentStorage, LocalAttachmentStorage, type AttachmentStorage } from "./storage/index";
 import { createLlmJudge } from "./settlement/llm-judge";
 import { SettlementWorker } from "./settlement/worker";
@@ -38,29 +41,37 @@ export function createEvalApp(deps: EvalDeps) {
   const { config, pool } = deps;
   const evalConfig = deps.evalConfig ?? loadEvalConfig();
   const logger = deps.logger.child({ service: "eval-api" });
-  const app = createApp({ logger });
-  const limiter = deps.rateLimiter ?? createPostgresRateLimiter(pool, { ...config.rateLimit, keyPrefix: "eval" });
+  const app = createApp<EvalEnv>({
+    logger,
+    maxBodyBytes: SURFACE_BODY_LIMITS.eval,
+    bodyLimitExempt: (c) => c.req.method === "PUT" && c.req.path.startsWith(`${EVAL_BASE_PATH}/storage/uploads/`),
+  });
+  const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...config.rateLimit, keyPrefix: "eval", logger: deps.logger });
   const keyIssuanceLimiter =
     deps.keyIssuanceLimiter ?? createPostgresRateLimiter(pool, { ...evalConfig.keys.rateLimit, keyPrefix: "eval-keys" });
+  const rateLimitByIpAndIdentity = rateLimit(limiter, { trustProxy: config.trustProxy });
   const ctx: EvalContext = {
     db: deps.db,
+    pool,
+    viewsSchema: config.ponderViewsSchema,
+    identityRateLimit: rateLimitByIpAndIdentity,
     config: evalConfig,
     storage: deps.storage ?? createAttachmentStorage(evalConfig),
     now: deps.now ?? (() => new Date()),
     logger,
+    keyIssuanceBudget: perIpBudget(keyIssuanceLimiter, config.trustProxy),
   };
 
-  app.use(`${EVAL_BASE_PATH}/*`, rateLimit(limiter, { trustProxy: config.trustProxy }));
-
-  const router = createRouter();
-  // Every /agents route: an API key, then the caller's own budget.
-  router.use("/agents/*", evalApiKeyAuth(deps.db), rateLimit(limiter, { trustProxy: config.trustProxy }));
-  registerKeyRoutes(router, ctx, { limiter: keyIssuanceLimiter, trustProxy: config.trustProxy });
-  registerAttachmentRoutes(router, ctx);
-  registerEvalRequestRoutes(router, ctx);
-  registerAssessmentRoutes(router, ctx);
-  if (ctx.storage instanceof LocalAttachmentStorage) registerLocalStorageRoutes(router, ctx, ctx.storage);
-  app.route(EVAL_BASE_PATH, router);
+  app.use(provideContext(ctx));
+  app.use(`${EVAL_BASE_PATH}/*`, rateLimitByIpAndIdentity);
+  // Every /agents path (also an unknown one): an API key, then the caller's own budget.
+  app.use(`${EVAL_BASE_PATH}/agents/*`, accountAuth);
+  app.route(EVAL_BASE_PATH, keysRouter);
+  // the /agents routers: their env adds `account`, which accountAuth (above) sets
+  app.route(EVAL_BASE_PATH, attachmentsRouter as never);
+  app.route(EVAL_BASE_PATH, evalRequestsRouter as never);
+  app.route(EVAL_BASE_PATH, assessmentsRouter as never);
+  if (ctx.storage instanceof LocalAttachmentStorage) app.route(EVAL_BASE_PATH, storageRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyBearer", {
     type: "http",
@@ -73,7 +84,8 @@ export function createEvalApp(deps: EvalDeps) {
     name: "x-api-key",
     description: "`x-api-key: <API key>`",
   });
-  registerReadiness(app, { pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
+  registerReadiness(app, { surface: "Eval", pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
+  registerHealth(app, { surface: "Eval", service: "eval-api", pool, viewsSchema: config.ponderViewsSchema });
   mountOpenApi(app, { title: "Data-Market Evaluation API", version: "1.0.0" });
   return app;
 }

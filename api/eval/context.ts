@@ -1,31 +1,34 @@
-import type { Context } from "hono";
+import type { RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
-import type { OffchainDb } from "../db/client";
-import type { AppEnv } from "../http/types";
-import { unauthorized } from "../http/errors";
+import type { AuthEnv } from "../http/auth/factory";
+import type { AppEnv, AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
 import type { EvalConfig } from "./config";
 import type { AttachmentStorage } from "./storage/index";
 
 export const EVAL_BASE_PATH = "/api/v1";
 
-/** What the Evaluation API's handlers are built from. */
-export interface EvalContext {
-  db: OffchainDb;
+/** What the Evaluation API's handlers use: `c.var.ctx`, set once per app. */
+export interface EvalContext extends SurfaceContext {
   config: EvalConfig;
   storage: AttachmentStorage;
   /** The service clock; tests drive it. */
   now: () => Date;
   logger: Logger;
+  /** The per-IP budget of `POST /keys`. */
+  keyIssuanceBudget: MiddlewareHandler<AppEnv>;
 }
+
+export type EvalEnv = ContextEnv<EvalContext>;
+/** After `accountAuth` (every `/agents/*` path): `c.var.account` is the caller's account id. */
+export type EvalAccountEnv = AuthEnv<EvalContext, "account", string>;
+
+/** An Evaluation API handler typed by its route. */
+export type EvalHandler<R extends RouteConfig> = AppRouteHandler<R, EvalEnv>;
+/** A handler of an `/agents/*` route, behind `accountAuth`. */
+export type EvalAccountHandler<R extends RouteConfig> = AppRouteHandler<R, EvalAccountEnv>;
 
 /** `{eval_url}` as the client reached it: EVAL_PUBLIC_URL, else this request's origin + /api/v1. */
-export function evalBaseUrl(c: Context<AppEnv>, ctx: EvalContext): string {
-  return ctx.config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
-}
-
-/** The authenticated account (the API-key middleware ran before). */
-export function accountOf(c: Context<AppEnv>): string {
-  const identity = c.var.identity;
-  if (!identity || identity.kind !== "eval-account") throw unauthorized();
-  return identity.id;
+export function evalBaseUrl(c: { req: { url: string }; var: { ctx: EvalContext } }): string {
+  return c.var.ctx.config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
 }

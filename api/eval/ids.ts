@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
-
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+import { randomBytes } from "node:crypto";
 
 /** Public id of an evaluation (what `GET /agents/eval-requests/{evalId}` takes). */
 export const newEvalId = (): string => `eval_${randomBytes(12).toString("hex")}`;

@@ -1,19 +1,18 @@
-import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { RateLimiterRes } from "rate-limiter-flexible";
+import { createMiddleware } from "hono/factory";
+import { authenticateEvalAccount } from "../http/auth/eval-api-key";
+import { createAuthMiddleware } from "../http/auth/factory";
+import { limitBody } from "../http/body-limit";
 import { HttpError, tooManyRequests } from "../http/errors";
 import { clientIp } from "../http/rate-limit";
 import type { AppEnv } from "../http/types";
+import type { EvalContext, EvalEnv } from "./context";
 
 /** 413 `{"error":"Payload too large"}` for bodies over `maxSize` bytes, before anything parses them. */
-export const jsonBodyLimit = (maxSize: number): MiddlewareHandler =>
-  bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new HttpError(413, "Payload too large");
-    },
-  });
+/** A JSON body limit for one route (the one streaming mechanism of api/http/body-limit.ts). */
+export const jsonBodyLimit = (maxBytes: number): MiddlewareHandler<AppEnv> => limitBody(maxBytes);
 
 /**
  * A separate per-IP budget (e.g. key issuance). Not the shared `rateLimit`
@@ -31,3 +30,17 @@ export function perIpBudget(limiter: RateLimiterAbstract, trustProxy: boolean): 
     await next();
   };
 }
+
+/**
+ * Evaluation API key (`Authorization: Bearer <key>` or `x-api-key`): a missing, unknown or revoked
+ * key is 401; sets `c.var.account`, then charges the account's rate-limit budget.
+ */
+export const accountAuth = createAuthMiddleware<EvalContext, "account", string>("account", (c) =>
+  authenticateEvalAccount(c, c.var.ctx.db),
+);
+
+/** `POST /keys`: 403 when open issuance is disabled, else the per-IP issuance budget. */
+export const keyIssuance = createMiddleware<EvalEnv>(async (c, next) => {
+  if (!c.var.ctx.config.keys.openIssuance) throw new HttpError(403, "API key issuance is disabled");
+  return c.var.ctx.keyIssuanceBudget(c as never, next);
+});

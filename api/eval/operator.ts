@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { OffchainDb } from "../db/client";
 import { evalHumanReviews, evaluations } from "../db/offchain/eval";
-import { issueKeyForAccountName, revokeApiKey } from "./keys";
+import { issueKeyForAccountName, revokeApiKey } from "./repositories/keys";
 import { DECISIONS, LIMITS, codePoints, utf8Bytes } from "./limits";
 
 export class UsageError extends Error {
@@ -25,6 +25,7 @@ const name = (max: number) =>
     .trim()
     .min(1, "must not be empty")
     .refine((text) => codePoints(text) <= max, `must be at most ${max} characters`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
     .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), "must not contain control characters");
 
 // ---------------------------------------------------------------- eval:key

@@ -15,6 +15,7 @@ import {
 } from "./limits";
 
 const notBlank = (text: string) => text.trim().length > 0;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 /** PostgreSQL text cannot hold U+0000. */

@@ -1,10 +1,15 @@
 import { OpenAPIHono, type Hook } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
+import type { Env, ErrorHandler, NotFoundHandler } from "hono";
 import type { Logger } from "pino";
 import type { z } from "zod";
+import type { Context } from "hono";
+import { limitBodyExcept } from "./body-limit";
 import { errorBody, onError, onNotFound } from "./errors";
 import { createLogger, requestLogger } from "./logger";
 import type { AppEnv } from "./types";
+
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 /** "podName: Too small: expected string to have >=3 characters; url: Invalid URL" */
 export function formatValidationError(error: z.core.$ZodError): string {
@@ -13,26 +18,35 @@ export function formatValidationError(error: z.core.$ZodError): string {
     .join("; ");
 }
 
-const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
+// biome-ignore lint/suspicious/noExplicitAny: one hook serves the routers of every env and route
+const validationHook: Hook<any, any, any, any> = (result, c) => {
   if (!result.success) return c.json(errorBody(formatValidationError(result.error)), 400);
 };
 
-/** A router for a group of routes; request validation failures become flat 400 errors. */
-export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+/**
+ * The one router factory of every surface: the root app and each resource's `<name>.index.ts`.
+ * Request validation failures become flat 400 errors.
+ */
+export function createRouter<E extends Env = AppEnv>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({ defaultHook: validationHook });
 }
 
 export interface CreateAppOptions {
   logger: Logger;
+  /** Largest request body of the surface (413 beyond); default 64 KB. See SURFACE_BODY_LIMITS. */
+  maxBodyBytes?: number;
+  /** Requests whose route streams and caps its own body (e.g. a signed upload). */
+  bodyLimitExempt?: (c: Context) => boolean;
 }
 
 /** The root app of a surface: request id, request log, flat JSON errors and 404s. */
-export function createApp({ logger }: CreateAppOptions): OpenAPIHono<AppEnv> {
-  const app = createRouter();
+export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt }: CreateAppOptions): OpenAPIHono<E> {
+  const app = createRouter<E>();
   app.use(requestId());
   app.use(requestLogger(logger));
-  app.onError(onError);
-  app.notFound(onNotFound);
+  app.use(limitBodyExcept(maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, bodyLimitExempt));
+  app.onError(onError as unknown as ErrorHandler<E>);
+  app.notFound(onNotFound as unknown as NotFoundHandler<E>);
   return app;
 }
 

@@ -2,7 +2,8 @@ import { STATUS_CODES } from "node:http";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import pg from "pg";
+import { ChainUnavailableError, TxVerificationError } from "../../chain/verify-tx";
+import { isDatabaseUnavailable, postgresErrorCode } from "../db/errors";
 import type { AppEnv } from "./types";
 
 /** The one error body of every surface. */
@@ -41,15 +42,6 @@ function isInvalidJsonBody(error: unknown, c: Context): boolean {
   return error instanceof SyntaxError && c.req.raw.bodyUsed;
 }
 
-/** SQLSTATE of a PostgreSQL error, also when wrapped as `cause`. */
-function postgresErrorCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof pg.DatabaseError) return current.code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 // Safety net for constraint races a route did not pre-check; routes should still answer these themselves.
 const CLIENT_FAULT_SQLSTATES: Record<string, { status: ContentfulStatusCode; message: string }> = {
   "23505": { status: 409, message: "Conflict" }, // unique_violation
@@ -63,7 +55,15 @@ function respond(c: Context, status: ContentfulStatusCode, message: string, head
   return c.json(errorBody(message), status);
 }
 
-export const onError: ErrorHandler<AppEnv> = (error, c) => {
+/** Chain verification errors as HTTP answers: TxVerificationError → 400, ChainUnavailableError → 503. */
+export function chainErrorToHttp(error: unknown): unknown {
+  if (error instanceof TxVerificationError) return new HttpError(400, error.message);
+  if (error instanceof ChainUnavailableError) return serviceUnavailable(error.message);
+  return error;
+}
+
+export const onError: ErrorHandler<AppEnv> = (thrown, c) => {
+  const error = chainErrorToHttp(thrown);
   if (error instanceof HttpError) return respond(c, error.status, error.message, error.headers);
   if (isInvalidJsonBody(error, c)) return respond(c, 400, "Invalid JSON body");
   if (error instanceof HTTPException) {
@@ -73,9 +73,22 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   const sqlState = postgresErrorCode(error);
   const clientFault = sqlState ? CLIENT_FAULT_SQLSTATES[sqlState] : undefined;
   if (clientFault) return respond(c, clientFault.status, clientFault.message);
+  if (isDatabaseUnavailable(error)) {
+    c.var.logger?.warn({ err: error, requestId: c.var.requestId }, "database unavailable");
+    return respond(c, 503, "Database unavailable");
+  }
 
   c.var.logger?.error({ err: error, requestId: c.var.requestId }, "unhandled error");
   return respond(c, 500, "Internal server error");
 };
+
+/** Runs a database call; its failure is 503 {"error":"Database unavailable"}. */
+export async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch {
+    throw serviceUnavailable("Database unavailable");
+  }
+}
 
 export const onNotFound: NotFoundHandler<AppEnv> = (c) => respond(c, 404, "Not found");

@@ -1,10 +1,19 @@
 import type { MiddlewareHandler } from "hono";
-import { pino, type Logger } from "pino";
-import type { LogLevel } from "../config";
+import type { Logger } from "pino";
+import { createLogger as createProcessLogger } from "../../ops/logger";
+import type { LogFormat, LogLevel } from "../env";
 import type { AppEnv } from "./types";
 
-export function createLogger(level: LogLevel, bindings: Record<string, unknown> = {}): Logger {
-  return pino({ level, base: bindings });
+/**
+ * The API's logger (the project's one logger factory, ops/logger.ts): JSON lines, or readable
+ * lines with `format: "pretty"` (LOG_FORMAT; the default there is pretty on a terminal). Nothing
+ * secret is ever logged: keys and tokens are named by their file, not shown.
+ */
+export function createLogger(
+  level: LogLevel,
+  { format = "json", bindings = {} }: { format?: LogFormat; bindings?: Record<string, unknown> } = {},
+): Logger {
+  return createProcessLogger({ level, format, bindings });
 }
 
 /** Puts a request-scoped logger on the context and writes one line per request once it is answered. */

@@ -12,6 +12,14 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
 
 export const errorResponse = (description: string) => jsonContent(ErrorSchema, description);
 
+/** The error responses most operations share. */
+export const commonErrors = {
+  400: errorResponse("Invalid request (the message names the failing field)"),
+  401: errorResponse("Missing, expired or invalid credentials: `{\"error\":\"Unauthorized\"}`"),
+  404: errorResponse("Unknown id, or a record of another caller"),
+  429: errorResponse("Rate limit exceeded; see Retry-After"),
+} as const;
+
 /** Platform API success bodies: `{ "data": ... }`. */
 export function dataEnvelope<T extends z.ZodType>(schema: T) {
   return z.object({ data: schema });
@@ -24,7 +32,7 @@ export interface OpenApiInfo {
 }
 
 /** Serves the OpenAPI 3.1 document of every route registered with `app.openapi(...)` at `GET /openapi.json`. */
-export function mountOpenApi(app: OpenAPIHono<AppEnv>, { title, version, servers }: OpenApiInfo): void {
+export function mountOpenApi<E extends AppEnv>(app: OpenAPIHono<E>, { title, version, servers }: OpenApiInfo): void {
   app.get("/openapi.json", (c) =>
     c.json(app.getOpenAPI31Document({ openapi: "3.1.0", info: { title, version }, ...(servers ? { servers } : {}) })),
   );

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type pg from "pg";
 import { serviceUnavailable } from "./errors";
+import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
 import { jsonContent } from "./openapi";
 import type { AppEnv } from "./types";
 
@@ -47,15 +48,20 @@ export async function chainReady(pool: pg.Pool, viewsSchema: string): Promise<bo
 }
 
 /** Answers 503 `{"error":"Indexer not ready"}` on routes that read chain state before Ponder's views exist. */
+export async function assertChainReady(pool: pg.Pool, viewsSchema: string): Promise<void> {
+  let ready: boolean;
+  try {
+    ready = await chainReady(pool, viewsSchema);
+  } catch {
+    throw serviceUnavailable("Database unavailable");
+  }
+  if (!ready) throw serviceUnavailable("Indexer not ready");
+}
+
+/** `assertChainReady` as a middleware for a given pool (the surfaces use `chainReady` from http/middleware.ts). */
 export function requireChain(pool: pg.Pool, viewsSchema: string): MiddlewareHandler<AppEnv> {
   return async (_c, next) => {
-    let ready: boolean;
-    try {
-      ready = await chainReady(pool, viewsSchema);
-    } catch {
-      throw serviceUnavailable("Database unavailable");
-    }
-    if (!ready) throw serviceUnavailable("Indexer not ready");
+    await assertChainReady(pool, viewsSchema);
     await next();
   };
 }
@@ -71,6 +77,22 @@ async function fetchPonderStatus(ponderUrl: string): Promise<unknown> {
   }
 }
 
+export const IndexerLagSchema = z
+  .object({
+    indexedBlock: z.number().int().nullable(),
+    chainBlock: z.number().int().nullable(),
+    blocksBehind: z.number().int().nullable(),
+    secondsBehind: z.number().int().nullable(),
+    maxBlocks: z.number().int(),
+    maxSeconds: z.number().int(),
+    withinBounds: z.boolean(),
+    reason: z.string().optional(),
+  })
+  .openapi("IndexerLag", {
+    description:
+      "The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS",
+  });
+
 const ReadinessSchema = z
   .object({
     ready: z.boolean(),
@@ -78,46 +100,138 @@ const ReadinessSchema = z
       viewsSchema: z.string(),
       ready: z.boolean(),
       status: z.unknown().optional().openapi({ description: "Ponder's /status, when reachable" }),
+      lag: IndexerLagSchema.optional(),
     }),
     database: z.enum(["ok", "unavailable"]),
+    reason: z.string().optional().openapi({ description: "Why the service is not ready (absent when ready)" }),
   })
   .openapi("Readiness");
 
-const readyRoute = createRoute({
+/** The route of `GET /ready`; `surface` makes its operationId unique across the three documents. */
+const readyRoute = (surface: string) =>
+  createRoute({
+  operationId: `get${surface}Readiness`,
   method: "get",
   path: "/ready",
   tags: ["Operations"],
   summary: "Whether the service can answer requests that need chain state",
   responses: {
     200: jsonContent(ReadinessSchema, "Ready"),
-    503: jsonContent(ReadinessSchema, "Not ready (indexer views missing or database unreachable)"),
+    503: jsonContent(ReadinessSchema, "Not ready (indexer views missing or behind the chain head, or database unreachable)"),
   },
-});
+  });
 
 export interface ReadinessOptions {
+  /** "Platform", "Chat" or "Eval": names the operation (`getPlatformReadiness`). */
+  surface: string;
   pool: pg.Pool;
   viewsSchema: string;
   ponderUrl: string;
+  /** Default: the process's probe of this pool and views schema. */
+  indexerLag?: IndexerLagProbe;
 }
 
-/** `GET /ready`: 200 when the database answers and the indexer's views exist, else 503; same body shape both ways. */
-export function registerReadiness(app: OpenAPIHono<AppEnv>, { pool, viewsSchema, ponderUrl }: ReadinessOptions): void {
-  app.openapi(readyRoute, async (c) => {
+/**
+ * `GET /ready`: 200 when the database answers, the indexer's views exist and the indexer is within
+ * its lag bounds of the chain head; else 503 with `reason`. Same body shape both ways.
+ */
+export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options: ReadinessOptions): void {
+  const { surface, pool, viewsSchema, ponderUrl } = options;
+  const lagProbe = options.indexerLag ?? indexerLagProbe(pool, viewsSchema);
+  app.openapi(readyRoute(surface), async (c) => {
     const statusPromise = fetchPonderStatus(ponderUrl);
     let database: "ok" | "unavailable" = "ok";
     let indexerReady = false;
+    let lag: Awaited<ReturnType<IndexerLagProbe["measure"]>> | undefined;
     try {
       indexerReady = await chainReady(pool, viewsSchema);
+      if (indexerReady) lag = await lagProbe.measure();
     } catch {
       database = "unavailable";
     }
     const status = await statusPromise;
-    const ready = database === "ok" && indexerReady;
+    const lagging = lag !== undefined && !lag.withinBounds;
+    const ready = database === "ok" && indexerReady && !lagging;
+    const reason =
+      database === "unavailable"
+        ? "Database unavailable"
+        : !indexerReady
+          ? "Indexer not ready: its views are not published yet"
+          : lagging
+            ? lag?.reason
+            : undefined;
     const body = {
       ready,
-      indexer: { viewsSchema, ready: indexerReady, ...(status === undefined ? {} : { status }) },
+      indexer: {
+        viewsSchema,
+        ready: indexerReady && !lagging,
+        ...(status === undefined ? {} : { status }),
+        // Shown once there is something to compare: Ponder's first checkpoint.
+        ...(lag === undefined || lag.indexedBlock === null ? {} : { lag }),
+      },
       database,
+      ...(reason === undefined ? {} : { reason }),
     };
     return ready ? c.json(body, 200) : c.json(body, 503);
   });
+}
+
+/** The indexer's lag for liveness answers: never throws (null when it cannot be measured). */
+export async function indexerLagForHealth(pool: pg.Pool, viewsSchema: string): Promise<{ lag: IndexerLagBody | null }> {
+  try {
+    if (!(await chainReady(pool, viewsSchema))) return { lag: null };
+    return { lag: await indexerLagProbe(pool, viewsSchema).measure() };
+  } catch {
+    return { lag: null };
+  }
+}
+
+type IndexerLagBody = z.infer<typeof IndexerLagSchema>;
+
+export const HealthIndexerSchema = z.object({ lag: IndexerLagSchema.nullable() });
+
+const GenericHealthSchema = z
+  .object({
+    status: z.literal("ok"),
+    service: z.string(),
+    started: z.string().openapi({ format: "date-time" }),
+    uptime: z.number().openapi({ description: "Seconds since the service started" }),
+    indexer: HealthIndexerSchema,
+  })
+  .openapi("ServiceHealth");
+
+/** `surface` makes the operationId unique across the three documents. */
+const genericHealthRoute = (surface: string) =>
+  createRoute({
+  operationId: `get${surface}Health`,
+  method: "get",
+  path: "/health",
+  tags: ["Operations"],
+  summary: "Liveness: 200 while the process serves, with the indexer's lag",
+  responses: { 200: jsonContent(GenericHealthSchema, "The service is up") },
+  });
+
+/** `GET /health`: always 200 while the process serves; shows the indexer's lag (liveness, not readiness). */
+export function registerHealth<E extends AppEnv>(
+  app: OpenAPIHono<E>,
+  {
+    surface,
+    service,
+    pool,
+    viewsSchema,
+    startedAt = new Date(),
+  }: { surface: string; service: string; pool: pg.Pool; viewsSchema: string; startedAt?: Date },
+): void {
+  app.openapi(genericHealthRoute(surface), async (c) =>
+    c.json(
+      {
+        status: "ok" as const,
+        service,
+        started: startedAt.toISOString(),
+        uptime: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+        indexer: await indexerLagForHealth(pool, viewsSchema),
+      },
+      200,
+    ),
+  );
 }

@@ -1,4 +1,8 @@
+import type { RouteConfig, RouteConfigToEnv, RouteHandler } from "@hono/zod-openapi";
+import type { Env, MiddlewareHandler } from "hono";
+import type pg from "pg";
 import type { Logger } from "pino";
+import type { OffchainDb } from "../db/client";
 
 /** Who a request acts as, set by the auth middleware of each surface. */
 export interface Identity {
@@ -16,3 +20,22 @@ export interface AppVariables {
 export interface AppEnv {
   Variables: AppVariables;
 }
+
+/**
+ * What every surface's handlers and shared middleware read from `c.var.ctx`: built once per app
+ * and set by the app's first middleware (`provideContext`). Each surface extends it.
+ */
+export interface SurfaceContext {
+  db: OffchainDb;
+  pool: pg.Pool;
+  /** The indexer's views schema (chain tables as the API reads them). */
+  viewsSchema: string;
+  /** Charges the request's identity (set by an auth middleware) against the surface's budget. */
+  identityRateLimit: MiddlewareHandler<AppEnv>;
+}
+
+/** The env of a surface whose context is `C`. */
+export type ContextEnv<C extends SurfaceContext> = { Variables: AppVariables & { ctx: C } };
+
+/** A handler typed by its route: the route's middleware adds its variables (the caller) to `E`. */
+export type AppRouteHandler<R extends RouteConfig, E extends Env> = RouteHandler<R, E & RouteConfigToEnv<R>>;

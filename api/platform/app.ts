@@ -1,47 +1,64 @@
-import type { ApiDeps } from "../deps";
-import { identityLimiter } from "./context";
 import { createApp } from "../http/create-app";
+import { provideContext } from "../http/middleware";
 import { mountOpenApi } from "../http/openapi";
-import { rateLimit } from "../http/rate-limit";
-import { registerReadiness } from "../http/readiness";
-import { createPodsRouter } from "./routes/pods/handlers";
-import { createStatsRouter } from "./routes/stats/handlers";
-import { createSubnetsRouter } from "./routes/subnets/handlers";
-import { createAgentsRouter } from "./routes/agents/handlers";
-import { createDatasetsRouter } from "./routes/agents/datasets/handlers";
-import { createSubscriptionsRouter } from "./routes/agents/subscriptions/handlers";
-import { createCommentsRouter } from "./routes/comments/handlers";
-import { createFeedbackRouter } from "./routes/feedback/handlers";
-import { createLocksRouter } from "./routes/locks/handlers";
-import { createStakesRouter } from "./routes/stakes/handlers";
-import { createVotesRouter } from "./routes/votes/handlers";
+import { SURFACE_BODY_LIMITS } from "../http/body-limit";
+import { registerHealth, registerReadiness } from "../http/readiness";
+import { createPlatformReadCache } from "./read-cache";
+import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./context";
+import { agentsRouter } from "./routes/agents/agents.index";
+import { commentsRouter } from "./routes/comments/comments.index";
+import { datasetsRouter } from "./routes/datasets/datasets.index";
+import { feedbackRouter } from "./routes/feedback/feedback.index";
+import { locksRouter } from "./routes/locks/locks.index";
+import { podsRouter } from "./routes/pods/pods.index";
+import { stakesRouter } from "./routes/stakes/stakes.index";
+import { statsRouter } from "./routes/stats/stats.index";
+import { subnetsRouter } from "./routes/subnets/subnets.index";
+import { subscriptionsRouter } from "./routes/subscriptions/subscriptions.index";
+import { votesRouter } from "./routes/votes/votes.index";
+import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
+import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
 export const PLATFORM_BASE_PATH = "/api/v1";
 
-/**
- * Platform API. Resource routers (api/platform/routes/<resource>/) mount under
- * PLATFORM_BASE_PATH with `app.route(PLATFORM_BASE_PATH, router)` before
- * `mountOpenApi`, and answer `{ "data": ... }`.
- */
-export function createPlatformApp(deps: ApiDeps) {
-  const { config, pool } = deps;
-  const app = createApp({ logger: deps.logger.child({ service: "platform-api" }) });
-  // one limiter for the per-IP and the per-identity budgets (see identityLimiter)
-  const limiter = identityLimiter(deps);
+/** The resource routers, in the order they are mounted under PLATFORM_BASE_PATH. */
+const routers = [
+  statsRouter,
+  podsRouter,
+  subnetsRouter,
+  commentsRouter,
+  votesRouter,
+  feedbackRouter,
+  stakesRouter,
+  locksRouter,
+  agentsRouter,
+  subscriptionsRouter,
+  datasetsRouter,
+];
 
-  app.use(`${PLATFORM_BASE_PATH}/*`, rateLimit(limiter, { trustProxy: config.trustProxy }));
-  registerReadiness(app, { pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
-  app.route(PLATFORM_BASE_PATH, createStatsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createPodsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createSubnetsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createCommentsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createVotesRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createFeedbackRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createStakesRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createLocksRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createAgentsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createSubscriptionsRouter(deps));
-  app.route(PLATFORM_BASE_PATH, createDatasetsRouter(deps));
+/**
+ * Platform API. Each resource (api/platform/routes/<name>/) is a router made in `<name>.index.ts`;
+ * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
+ * dependencies from `c.var.ctx` (PlatformServices), set once here.
+ */
+export function createPlatformApp(deps: PlatformDeps) {
+  const ctx = createPlatformServices(deps);
+  const app = createApp<PlatformEnv>({
+    logger: deps.logger.child({ service: "platform-api" }),
+    maxBodyBytes: SURFACE_BODY_LIMITS.platform,
+  });
+  app.use(provideContext(ctx));
+  app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);
+  const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH);
+  if (readCache) app.use(`${PLATFORM_BASE_PATH}/*`, readCache.middleware);
+  registerReadiness(app, { surface: "Platform", pool: ctx.pool, viewsSchema: ctx.viewsSchema, ponderUrl: deps.config.ponderUrl });
+  registerHealth(app, { surface: "Platform", service: "platform-api", pool: ctx.pool, viewsSchema: ctx.viewsSchema });
+  for (const router of routers) app.route(PLATFORM_BASE_PATH, router);
+  app.openAPIRegistry.registerComponent("securitySchemes", "idpCookie", IDP_COOKIE_SCHEME);
+  app.openAPIRegistry.registerComponent("securitySchemes", "agentBearer", AGENT_BEARER_SCHEME);
+  app.openAPIRegistry.registerComponent("securitySchemes", "statsKey", STATS_KEY_SCHEME);
+  // Resolve the stats keys now, so that a key generated for the local setup is announced at start.
+  ctx.platform.statsApiKeys();
   mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
   return app;
 }

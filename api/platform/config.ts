@@ -1,44 +1,19 @@
-import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
-import { z } from "zod";
+import type { Address, Hex } from "viem";
+import {
+  DEFAULT_CORE_PRICE_USD,
+  DEFAULT_STATS_API_KEY_FILE,
+  DEFAULT_SUBSCRIPTION_PACKAGES,
+  parseEnv,
+  type RawEnv,
+  type SubscriptionPackageConfig,
+} from "../env";
 
 /** Largest `limit` the public lists accept (beyond it: 400). */
 export const PUBLIC_LIST_MAX_LIMIT = 100;
 /** Largest `page` the public lists accept (beyond it: 400), so offsets stay sane. */
 export const PUBLIC_LIST_MAX_PAGE = 1_000_000;
 
-/** Where the local setup keeps its generated stats bearer key when STATS_API_KEYS is unset. */
-export const DEFAULT_STATS_API_KEY_FILE = ".data/platform/stats-api-key";
-
-export const DEFAULT_CORE_PRICE_USD = "0.05";
-
-const positiveInt = z.coerce.number().int().positive();
-const decimal = z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number such as 0.05");
-const address = z
-  .string()
-  .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
-  .transform((value) => getAddress(value));
-
-const environmentSchema = z.object({
-  /** Comma-separated bearer keys for /stats/summary and /stats/subnets/{id}. */
-  STATS_API_KEYS: z.string().optional(),
-  /** Local setup only: file holding a generated key used when STATS_API_KEYS is unset. */
-  STATS_API_KEY_FILE: z.string().default(DEFAULT_STATS_API_KEY_FILE),
-  /** Fixed CORE price in USD (used unless CORE_PRICE_FEED_ADDRESS is set). */
-  CORE_PRICE_USD: decimal.default(DEFAULT_CORE_PRICE_USD),
-  /** Chainlink-style aggregator (latestRoundData/decimals) quoting CORE in USD, on the protocol's chain. */
-  CORE_PRICE_FEED_ADDRESS: address.optional(),
-  /** How long a feed answer is reused before the feed is read again. */
-  CORE_PRICE_FEED_CACHE_SECONDS: positiveInt.default(60),
-  /** A feed answer older than this (by its updatedAt) is refused as stale. */
-  CORE_PRICE_FEED_MAX_AGE_SECONDS: positiveInt.default(86_400),
-  /** Confirmations a txHash needs before a mint, publish or parameter update is recorded. */
-  TX_MIN_CONFIRMATIONS: positiveInt.default(1),
-  /** Key that sends PodManager.invalidatePod for `npm run moderate -- ban` (default on a local chain: the devnet deployer). */
-  MODERATOR_PRIVATE_KEY: z
-    .string()
-    .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
-    .optional(),
-});
+export { DEFAULT_CORE_PRICE_USD, DEFAULT_STATS_API_KEY_FILE };
 
 export type PriceConfig =
   | { source: "fixed"; usd: string }
@@ -54,15 +29,9 @@ export interface PlatformConfig {
   moderatorPrivateKey: Hex | undefined;
 }
 
-/** Parses the Platform API's own settings from `env`; throws one readable error listing every invalid variable. */
-export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = environmentSchema.safeParse(defined);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid platform configuration: ${problems.join("; ")}`);
-  }
-  const e = parsed.data;
+/** The Platform API's own settings (see api/env.ts); throws one readable error listing every invalid variable. */
+export function loadPlatformConfig(env: RawEnv = process.env): PlatformConfig {
+  const e = parseEnv(env);
   const statsApiKeys = (e.STATS_API_KEYS ?? "")
     .split(",")
     .map((key) => key.trim())
@@ -82,5 +51,33 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     txMinConfirmations: e.TX_MIN_CONFIRMATIONS,
     publicListMaxLimit: PUBLIC_LIST_MAX_LIMIT,
     moderatorPrivateKey: e.MODERATOR_PRIVATE_KEY as Hex | undefined,
+  };
+}
+
+export type { SubscriptionPackageConfig };
+
+/** Engagement and agent settings of the Platform API. */
+export interface AgentsConfig {
+  /** SUBSCRIPTION_PACKAGES: JSON list of `{ id, subscriptionDays }`. */
+  subscriptionPackages: SubscriptionPackageConfig[];
+  /** ORDER_MIN_CONFIRMATIONS: confirmations a package payment needs before its order is VERIFIED. */
+  orderMinConfirmations: number;
+  /** DATASET_MAX_ITEMS: cap on each array of a dataset download. */
+  datasetMaxItems: number;
+  /** PUBLIC_VOTES_MAX_ITEMS: cap on the public vote list of one pod and epoch. */
+  publicVotesMaxItems: number;
+  /** COMMENTS_MAX_ITEMS: cap on a pod's comment list (the most recent, oldest first). */
+  commentsMaxItems: number;
+}
+
+/** Engagement and agent settings (see api/env.ts); throws one readable error listing every invalid variable. */
+export function loadAgentsConfig(env: RawEnv = process.env): AgentsConfig {
+  const e = parseEnv(env);
+  return {
+    subscriptionPackages: e.SUBSCRIPTION_PACKAGES ?? DEFAULT_SUBSCRIPTION_PACKAGES,
+    orderMinConfirmations: e.ORDER_MIN_CONFIRMATIONS,
+    datasetMaxItems: e.DATASET_MAX_ITEMS,
+    publicVotesMaxItems: e.PUBLIC_VOTES_MAX_ITEMS,
+    commentsMaxItems: e.COMMENTS_MAX_ITEMS,
   };
 }

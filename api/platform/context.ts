@@ -1,26 +1,21 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
-import { createMiddleware } from "hono/factory";
-import type { RateLimiterAbstract } from "rate-limiter-flexible";
+import type { RouteConfig } from "@hono/zod-openapi";
 import type { Abi, Address, ContractEventName, PublicClient } from "viem";
 import { createChainClient } from "../../chain/client";
 import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
 import {
-  ChainUnavailableError,
-  TxVerificationError,
   verifyTransaction,
   type TxExpectation,
   type VerifiedTx,
 } from "../../chain/verify-tx";
+import type { ApiConfig } from "../config";
 import type { ApiDeps } from "../deps";
-import { loadIdpConfig, requireUser, type IdpConfig, type PlatformUser, type UserEnv } from "../http/auth/idp-cookie";
+import { loadIdpConfig, type IdpConfig, type PlatformUser } from "../http/auth/idp-cookie";
 import { localStatsApiKey } from "../http/auth/stats-key";
-import { createRouter } from "../http/create-app";
-import { badRequest, HttpError, onError, serviceUnavailable, unauthorized } from "../http/errors";
-import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
-import { requireChain } from "../http/readiness";
-import type { AppEnv } from "../http/types";
-import { loadPlatformConfig, type PlatformConfig } from "./config";
+import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
+import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { rateLimit } from "../http/rate-limit";
+import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
+import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
 import { createPriceSource, type PriceSource } from "./services/price";
 
 /** The protocol's chain as the platform sees it: a read client and the contract addresses. */
@@ -43,10 +38,9 @@ export interface PlatformContext {
   price: PriceSource;
   /** Keys accepted by the stats bearer routes. */
   statsApiKeys(): readonly string[];
+  /** Engagement and agent settings. */
+  agents: AgentsConfig;
 }
-
-/** `ApiDeps` plus an optional injected platform context (tests). */
-export type PlatformDeps = ApiDeps & { platform?: PlatformContext };
 
 export interface PlatformContextOptions {
   env?: NodeJS.ProcessEnv;
@@ -55,6 +49,7 @@ export interface PlatformContextOptions {
   chain?: PlatformChain;
   idp?: IdpConfig | Promise<IdpConfig>;
   price?: PriceSource;
+  agents?: AgentsConfig;
   /** Receives the generated local stats key notice. */
   logger?: ApiDeps["logger"];
 }
@@ -101,9 +96,10 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
       return [];
     }
     const { key, created } = localStatsApiKey(config.statsApiKeyFile);
+    // the key itself is never logged: it is read from the file
     options.logger?.info(
-      { statsApiKey: key, file: config.statsApiKeyFile, created },
-      "local stats API key (Authorization: Bearer <key>)",
+      { statsApiKeyFile: config.statsApiKeyFile, created },
+      "local stats API key in its file (Authorization: Bearer <the file's content>)",
     );
     return [key];
   });
@@ -114,71 +110,45 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
     idp,
     price: options.price ?? createPriceSource(config.price, () => requireChainConfig().client),
     statsApiKeys,
+    agents: options.agents ?? loadAgentsConfig(env),
   };
 }
 
-const contexts = new WeakMap<ApiDeps, PlatformContext>();
+/** `ApiDeps` plus an optional injected platform context and engagement settings (tests). */
+export type PlatformDeps = ApiDeps & { platform?: PlatformContext; agentsConfig?: AgentsConfig };
 
-/** The platform context of an app: the injected one, else one built from process.env (once per deps object). */
-export function platformContext(deps: PlatformDeps): PlatformContext {
-  if (deps.platform) return deps.platform;
-  let context = contexts.get(deps);
-  if (!context) {
-    context = createPlatformContext({ logger: deps.logger });
-    contexts.set(deps, context);
-  }
-  return context;
+/** What the Platform API's handlers and middleware read from `c.var.ctx` (built once per app). */
+export interface PlatformServices extends SurfaceContext {
+  api: ApiConfig;
+  platform: PlatformContext;
+  agents: AgentsConfig;
 }
 
-const identityLimiters = new WeakMap<ApiDeps, RateLimiterAbstract>();
+export type PlatformEnv = ContextEnv<PlatformServices>;
 
-/** The limiter the app charges per IP; charged again per authenticated identity (same budget table and prefix). */
-export function identityLimiter(deps: ApiDeps): RateLimiterAbstract {
-  if (deps.rateLimiter) return deps.rateLimiter;
-  let limiter = identityLimiters.get(deps);
-  if (!limiter) {
-    limiter = createPostgresRateLimiter(deps.pool, { ...deps.config.rateLimit, keyPrefix: "platform" });
-    identityLimiters.set(deps, limiter);
-  }
-  return limiter;
-}
-
-/**
- * Cookie auth for a route's `middleware`: the `idp-token` cookie (401 {"error":"Unauthorized"} on any
- * failure), then the per-identity rate limit. Handlers read the user with `c.get("user")`.
- */
-export function cookieAuth(deps: PlatformDeps): MiddlewareHandler<AppEnv>[] {
-  const context = platformContext(deps);
-  const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-    const config = await context.idp();
-    return requireUser(deps.db, config)(c as unknown as Context<UserEnv>, next);
-  });
-  return [authenticate, rateLimit(identityLimiter(deps), { trustProxy: deps.config.trustProxy })];
-}
-
-/** The user `cookieAuth` authenticated (401 when the route has no cookie auth). */
-export function currentUser(c: Context<AppEnv>): PlatformUser {
-  const user = (c as unknown as Context<UserEnv>).get("user");
-  if (!user) throw unauthorized();
-  return user;
-}
-
-/** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
-export function chainReady(deps: ApiDeps): MiddlewareHandler<AppEnv> {
-  return requireChain(deps.pool, deps.config.ponderViewsSchema);
+/** The services of one Platform API app: the injected context and settings, else ones built from process.env. */
+export function createPlatformServices(deps: PlatformDeps): PlatformServices {
+  const platform = deps.platform ?? createPlatformContext({ logger: deps.logger });
+  // counted in process, synced to PostgreSQL in batches: no database write per request
+  const limiter =
+    deps.rateLimiter ??
+    createBatchedRateLimiter({ pool: deps.pool, ...deps.config.rateLimit, keyPrefix: "platform", logger: deps.logger });
+  return {
+    db: deps.db,
+    pool: deps.pool,
+    viewsSchema: deps.config.ponderViewsSchema,
+    // one limiter for the per-IP and the per-identity budgets (same budget table and prefix)
+    identityRateLimit: rateLimit(limiter, { trustProxy: deps.config.trustProxy }),
+    api: deps.config,
+    platform,
+    agents: deps.agentsConfig ?? platform.agents,
+  };
 }
 
 /** The caller's linked wallet, or 400 {"error":"No wallet linked to this account"}. */
 export function requireWallet(user: Pick<PlatformUser, "walletAddress">): Address {
   if (!user.walletAddress) throw badRequest("No wallet linked to this account");
   return user.walletAddress;
-}
-
-/** Chain verification errors as HTTP answers: TxVerificationError → 400, ChainUnavailableError → 503. */
-export function chainErrorToHttp(error: unknown): unknown {
-  if (error instanceof TxVerificationError) return new HttpError(400, error.message);
-  if (error instanceof ChainUnavailableError) return serviceUnavailable(error.message);
-  return error;
 }
 
 /** `verifyTransaction` against the platform's chain, with the platform's confirmation policy; errors as HttpErrors. */
@@ -194,12 +164,6 @@ export async function verifyOnChain<TAbi extends Abi, TEventName extends Contrac
   }
 }
 
-/** The surfaces' error handler, with chain verification errors mapped (safety net for errors not converted earlier). */
-export const platformOnError: ErrorHandler<AppEnv> = (error, c) => onError(chainErrorToHttp(error) as Error, c);
 
-/** A resource router of the Platform API: flat 400s on validation failures, chain errors mapped. */
-export function createPlatformRouter(): OpenAPIHono<AppEnv> {
-  const router = createRouter();
-  router.onError(platformOnError);
-  return router;
-}
+/** A Platform API handler typed by its route (the route's auth middleware types `c.var.user` / `c.var.agent`). */
+export type PlatformHandler<R extends RouteConfig> = AppRouteHandler<R, PlatformEnv>;

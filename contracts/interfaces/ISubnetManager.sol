@@ -10,6 +10,7 @@ interface ISubnetManager {
     function publishingFeeCORE(uint256 subnetId) external view returns (uint256);
     function publishingFeePrimaryToken(uint256 subnetId) external view returns (uint256);
     function republishingFeeCORE(uint256 subnetId) external view returns (uint256);
+    function emissionPool(uint256 subnetId) external view returns (uint256 corePool, uint256 primaryPool);
     function emissionsPerEpochAt(uint256 subnetId, uint256 epoch) external view returns (uint256 core, uint256 primary);
     function core() external view returns (address);
     function recordPodFee(uint256 subnetId, FeeSplit.FeeKind kind, address token, address payer, uint256 amount)

@@ -1,6 +1,7 @@
 import { createDb, type OffchainDb } from "../../api/db/client";
 import { runMigrations } from "../../api/db/migrate";
 import { resolveDatabase } from "../../ops/postgres";
+import { exitWithUsage, wantsHelp } from "../../ops/cli";
 
 /**
  * Runs an operator command against the project's database (DATABASE_URL, else the embedded
@@ -10,13 +11,16 @@ import { resolveDatabase } from "../../ops/postgres";
  */
 export async function runOperatorCommand<T>(options: {
   name: string;
+  usage: string;
   parse: (argv: string[]) => T;
   run: (db: OffchainDb, command: T) => Promise<string>;
   isUsageError: (error: unknown) => boolean;
 }): Promise<never> {
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) exitWithUsage(options.usage);
   let command: T;
   try {
-    command = options.parse(process.argv.slice(2));
+    command = options.parse(argv);
   } catch (error) {
     console.error((error as Error).message);
     process.exit(2);

@@ -58,7 +58,7 @@ describe("chat server /health", () => {
     const response = await createChatApp({ ...deps(), startedAt }).request("/health");
     expect(response.status).toBe(200);
     const body = await jsonOf<{ status: string; service: string; started: string; uptime: number }>(response);
-    expect(Object.keys(body).sort()).toEqual(["service", "started", "status", "uptime"]);
+    expect(Object.keys(body).sort()).toEqual(["indexer", "service", "started", "status", "uptime"]);
     expect(body).toMatchObject({ status: "ok", service: "chat-server", started: startedAt.toISOString() });
     expect(body.uptime).toBeGreaterThanOrEqual(90);
     expect(body.uptime).toBeLessThan(100);
@@ -77,7 +77,12 @@ describe("readiness", () => {
 
     const before = await app.request("/ready");
     expect(before.status).toBe(503);
-    expect(await jsonOf<ReadinessBody>(before)).toEqual({ ready: false, indexer: { viewsSchema, ready: false }, database: "ok" });
+    expect(await jsonOf<ReadinessBody>(before)).toEqual({
+      ready: false,
+      indexer: { viewsSchema, ready: false },
+      database: "ok",
+      reason: "Indexer not ready: its views are not published yet",
+    });
 
     await store.pool.query(`CREATE SCHEMA ${viewsSchema}`);
     const emptySchema = await app.request("/ready");

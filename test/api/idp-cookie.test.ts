@@ -10,10 +10,10 @@ import {
   IDP_COOKIE,
   loadIdpConfig,
   localIdpKeyPair,
-  requireUser,
+  authenticateUser,
   signLocalIdpToken,
   type IdpConfig,
-  type UserEnv,
+  type PlatformUser,
 } from "../../api/http/auth/idp-cookie";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
 
@@ -37,8 +37,12 @@ afterAll(async () => {
 
 function app() {
   const router = createRouter();
-  router.use("/me", requireUser(store.db, config));
-  router.get("/me", (c) => c.json((c as unknown as Context<UserEnv>).get("user")));
+  router.use("/me", async (c, next) => {
+    const { principal } = await authenticateUser(c, store.db, config);
+    c.set("user" as never, principal as never);
+    await next();
+  });
+  router.get("/me", (c) => c.json((c as unknown as Context<{ Variables: { user: PlatformUser } }>).get("user")));
   return createTestApp(router);
 }
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../api/config";
 import { createEvalApp } from "../../api/eval/app";
 import { loadEvalConfig } from "../../api/eval/config";
-import { issueKeyForAccountName } from "../../api/eval/keys";
+import { issueKeyForAccountName } from "../../api/eval/repositories/keys";
 import { createAttachmentStorage } from "../../api/eval/storage/index";
 import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";

@@ -198,7 +198,7 @@ describe("chat server whole flow", () => {
     const body = (await response.json()) as { pods: Record<string, unknown>[]; count: number };
     expect(body.count).toBe(1);
     expect(body.pods).toEqual([
-      { podId: Number(podA), mintTxHash: mintTx, createdAt: expect.any(String), totalEmissions: 0, explorerUrl: `${EXPLORER}/tx/${mintTx}` },
+      { podId: Number(podA), subnetId: "1", mintTxHash: mintTx, createdAt: expect.any(String), totalEmissions: 0, explorerUrl: `${EXPLORER}/tx/${mintTx}` },
     ]);
     const block = await p().publicClient.getBlock({ blockNumber: (await p().publicClient.getTransactionReceipt({ hash: mintTx })).blockNumber });
     expect(body.pods[0]!.createdAt).toBe(new Date(Number(block.timestamp) * 1000).toISOString());

@@ -212,8 +212,8 @@ describe("PodManager emissions", () => {
 
     await claimOwner(who("curatorB"), podId, e);
     await claimVoter(who("voter3"), who("voter3"), podId, e);
-    expect(await p().read("PodManager", "hasPodOwnerClaimedEmissions", [podId, e])).toBe(true);
-    expect(await p().read("PodManager", "hasUserClaimedEmissions", [who("voter3").address, podId, e])).toBe(true);
+    expect(await p().read("PodManager", "hasPodOwnerClaimedEmissions", [e, podId])).toBe(true);
+    expect(await p().read("PodManager", "hasUserClaimedEmissions", [e, podId, who("voter3").address])).toBe(true);
     expect(await ownerClaimable(podId, e)).toEqual([0n, 0n]);
     expect(await voterClaimable(who("voter3"), podId, e)).toEqual([0n, 0n]);
 
@@ -470,7 +470,7 @@ describe("PodManager emissions", () => {
       ).rejects.toThrow(/InsufficientEmissionPool/);
       expect(await ownerClaimable(podId, e)).toEqual([...due]);
       expect(await voterClaimable(who("voter3"), podId, e)).toEqual([...due]);
-      expect(await p().read("PodManager", "hasPodOwnerClaimedEmissions", [podId, e])).toBe(false);
+      expect(await p().read("PodManager", "hasPodOwnerClaimedEmissions", [e, podId])).toBe(false);
       // enough CORE but still no primary token is not enough either
       if (attempt === 0) await p().write(who("curatorA"), "SubnetManager", "seedEmissionPool", [thin, CORE(100), 0n]);
     }

@@ -115,11 +115,14 @@ export async function stake(p: Protocol, owner: Account, amount: bigint, duratio
   return { ...staked, receipt };
 }
 
+/** VeCore.lockupData: (amount, expiresAt, unused, votingPower), the live layout; `unused` is always 0. */
 export async function lockupData(p: Protocol, lockupId: bigint) {
-  const [amount, expiresAt, votingPower] = await p.read<readonly [bigint, bigint, bigint]>("VeCore", "lockupData", [
-    lockupId,
-  ]);
-  return { amount, expiresAt, votingPower };
+  const [amount, expiresAt, unused, votingPower] = await p.read<readonly [bigint, bigint, bigint, bigint]>(
+    "VeCore",
+    "lockupData",
+    [lockupId],
+  );
+  return { amount, expiresAt, unused, votingPower };
 }
 
 export async function pair(p: Protocol, contract: ContractName, fn: string, args: readonly unknown[]) {

@@ -30,7 +30,7 @@ describe("VeCore locks and voting power", () => {
     await fundRoles(p(), ["voter1", "voter2", "voter3", "buyer"]);
   });
 
-  it("stake earns amount × duration / maxDuration points, previewPoints agrees, and lockupData returns (amount, expiresAt, votingPower)", async () => {
+  it("stake earns amount × duration / maxDuration points, previewPoints agrees, and lockupData returns (amount, expiresAt, unused = 0, votingPower)", async () => {
     const cases: Array<[bigint, bigint]> = [
       [CORE(1000), 365n * DAY],
       [CORE(1000), MAX],
@@ -53,7 +53,7 @@ describe("VeCore locks and voting power", () => {
         expiresAt: ts + duration,
         votingPower: preview,
       });
-      expect(await lockupData(p(), lockupId)).toEqual({ amount, expiresAt: ts + duration, votingPower: preview });
+      expect(await lockupData(p(), lockupId)).toEqual({ amount, expiresAt: ts + duration, unused: 0n, votingPower: preview });
       expect(await p().read("VeCore", "ownerOf", [lockupId])).toBe(who("voter1").address);
       expect(await balanceOf(p(), "CoreToken", p().address("VeCore"))).toBe(coreBefore + amount);
     }
@@ -81,7 +81,7 @@ describe("VeCore locks and voting power", () => {
     const remaining = expiresAt - (await blockTimestamp(p(), receipt));
     const expected = votingPower + points(added, remaining);
     expect(remaining).toBeLessThan(325n * DAY);
-    expect(await lockupData(p(), lockupId)).toEqual({ amount: CORE(1333) + 7n, expiresAt, votingPower: expected });
+    expect(await lockupData(p(), lockupId)).toEqual({ amount: CORE(1333) + 7n, expiresAt, unused: 0n, votingPower: expected });
     expect(eventOf(p(), receipt, "VeCore", "StakeIncreased")).toEqual({
       lockupId,
       owner: who("voter3").address,
@@ -101,7 +101,7 @@ describe("VeCore locks and voting power", () => {
     const ts = await blockTimestamp(p(), receipt);
     const newExpiry = expiresAt + 100n * DAY;
     const expected = points(amount, newExpiry - ts);
-    expect(await lockupData(p(), lockupId)).toEqual({ amount, expiresAt: newExpiry, votingPower: expected });
+    expect(await lockupData(p(), lockupId)).toEqual({ amount, expiresAt: newExpiry, unused: 0n, votingPower: expected });
     expect(eventOf(p(), receipt, "VeCore", "LockExtended")).toEqual({
       lockupId,
       owner: who("voter3").address,
@@ -135,6 +135,7 @@ describe("VeCore locks and voting power", () => {
     expect(await lockupData(p(), lockupId)).toEqual({
       amount,
       expiresAt: ts + 60n * DAY,
+      unused: 0n,
       votingPower: points(amount, 60n * DAY),
     });
     expect(await powerOf(who("buyer").address)).toBe(before + points(amount, 60n * DAY));
@@ -177,7 +178,7 @@ describe("VeCore locks and voting power", () => {
     expect(await balanceOf(p(), "CoreToken", p().address("VeCore"))).toBe(vaultCore - amount);
     expect(await p().read<bigint>("VeCore", "balanceOf", [owner.address])).toBe(nfts - 1n);
     await expect(p().read("VeCore", "ownerOf", [lockupId])).rejects.toThrow(/ERC721NonexistentToken/);
-    expect(await lockupData(p(), lockupId)).toEqual({ amount: 0n, expiresAt: 0n, votingPower: 0n });
+    expect(await lockupData(p(), lockupId)).toEqual({ amount: 0n, expiresAt: 0n, unused: 0n, votingPower: 0n });
     // a burnt lock cannot be withdrawn twice
     await expect(p().write(owner, "VeCore", "withdraw", [lockupId, recipient])).rejects.toThrow(/NotLockOwner/);
   });
@@ -223,7 +224,7 @@ describe("VeCore locks and voting power", () => {
 
   it("lockupData of an unknown lock is all zeros", async () => {
     const unknown = (await p().read<bigint>("VeCore", "nextLockupId")) + 100n;
-    expect(await lockupData(p(), unknown)).toEqual({ amount: 0n, expiresAt: 0n, votingPower: 0n });
+    expect(await lockupData(p(), unknown)).toEqual({ amount: 0n, expiresAt: 0n, unused: 0n, votingPower: 0n });
   });
 
   it("setGovernanceAccount is owner-only, emits GovernanceAccountSet and drives isGovernanceAccount (the treasury is set at deploy)", async () => {

@@ -60,12 +60,12 @@ async function snapshot(devnet: Devnet): Promise<Record<string, unknown>> {
       put(`${at} down`, "PodManager", "podDownVotes", [pod, e]);
       put(`${at} subnet`, "PodManager", "podEpochSubnet", [pod, e]);
       put(`${at} emissions`, "PodManager", "podEmissions", [pod, e]);
-      put(`${at} owner claimed`, "PodManager", "hasPodOwnerClaimedEmissions", [pod, e]);
+      put(`${at} owner claimed`, "PodManager", "hasPodOwnerClaimedEmissions", [e, pod]);
       put(`${at} owner claimable`, "PodManager", "podOwnerClaimable", [pod, e]);
       for (const [role, address] of roles) {
         put(`${at} ${role} up`, "PodManager", "voterUpVotes", [address, pod, e]);
         put(`${at} ${role} down`, "PodManager", "voterDownVotes", [address, pod, e]);
-        put(`${at} ${role} claimed`, "PodManager", "hasUserClaimedEmissions", [address, pod, e]);
+        put(`${at} ${role} claimed`, "PodManager", "hasUserClaimedEmissions", [e, pod, address]);
         put(`${at} ${role} claimable`, "PodManager", "voterClaimable", [address, pod, e]);
       }
     }
@@ -74,7 +74,7 @@ async function snapshot(devnet: Devnet): Promise<Record<string, unknown>> {
   for (let lock = 1n; lock < locks; lock++) {
     put(`lock ${lock} owner`, "VeCore", "ownerOf", [lock]);
     jobs.push(
-      p.read<readonly [bigint, bigint, bigint]>("VeCore", "lockupData", [lock]).then(([amount, , votingPower]) => {
+      p.read<readonly [bigint, bigint, bigint, bigint]>("VeCore", "lockupData", [lock]).then(([amount, , , votingPower]) => {
         out[`lock ${lock} amount`] = amount;
         out[`lock ${lock} votingPower`] = votingPower;
       }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../../api/http/auth/eval-api-key";
-import { issueKeyForAccountName, revokeApiKey } from "../../api/eval/keys";
+import { sha256Hex as hashApiKey } from "../../api/lib/crypto";
+import { issueKeyForAccountName, revokeApiKey } from "../../api/eval/repositories/keys";
 import { parseKeyArgs, runKeyCommand, UsageError } from "../../api/eval/operator";
 import { call, countRows, errorOf, newKey, startEvalHarness, validSubmit, type EvalHarness } from "./support";
 

@@ -6,7 +6,7 @@ import { createDb, type Database } from "../../api/db/client";
 import { runMigrations } from "../../api/db/migrate";
 import { createEvalApp } from "../../api/eval/app";
 import { loadEvalConfig, type EvalConfig } from "../../api/eval/config";
-import { issueKeyForAccountName } from "../../api/eval/keys";
+import { issueKeyForAccountName } from "../../api/eval/repositories/keys";
 import { createAttachmentStorage, type AttachmentStorage } from "../../api/eval/storage/index";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createLogger } from "../../api/http/logger";

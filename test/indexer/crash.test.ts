@@ -50,7 +50,8 @@ afterAll(async () => {
 });
 
 describe("indexer crash recovery", () => {
-  it("restarts after SIGKILL mid-backfill with no lost or duplicated rows", async () => {
+  // waits out the killed indexer's schema lock (~25 s) and a second backfill: slow on two loaded cores
+  it("restarts after SIGKILL mid-backfill with no lost or duplicated rows", { timeout: 240_000 }, async () => {
     const p = devnet.protocol;
     const head = await headBlock(p);
     const options = {

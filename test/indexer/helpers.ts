@@ -253,7 +253,7 @@ export async function verifyIndexedState(p: Protocol, pool: pg.Pool, schema: str
         p.read<bigint>("PodManager", "podUpVotes", [id, epoch]),
         p.read<bigint>("PodManager", "podDownVotes", [id, epoch]),
         p.read<bigint>("PodManager", "podEpochSubnet", [id, epoch]),
-        p.read<boolean>("PodManager", "hasPodOwnerClaimedEmissions", [id, epoch]),
+        p.read<boolean>("PodManager", "hasPodOwnerClaimedEmissions", [epoch, id]),
       ]);
       expect(`podUpVotes(${id}, ${epoch})`, big(row?.up_votes), up);
       expect(`podDownVotes(${id}, ${epoch})`, big(row?.down_votes), down);
@@ -288,7 +288,7 @@ export async function verifyIndexedState(p: Protocol, pool: pg.Pool, schema: str
         const [up, down, claimed] = await Promise.all([
           p.read<bigint>("PodManager", "voterUpVotes", [voter, id, epoch]),
           p.read<bigint>("PodManager", "voterDownVotes", [voter, id, epoch]),
-          p.read<boolean>("PodManager", "hasUserClaimedEmissions", [voter, id, epoch]),
+          p.read<boolean>("PodManager", "hasUserClaimedEmissions", [epoch, id, voter]),
         ]);
         expect(`voterUpVotes(${voter}, ${id}, ${epoch})`, big(row?.up_votes), up);
         expect(`voterDownVotes(${voter}, ${id}, ${epoch})`, big(row?.down_votes), down);
@@ -314,8 +314,8 @@ export async function verifyIndexedState(p: Protocol, pool: pg.Pool, schema: str
     const epoch = big(row.epoch);
     const claimed =
       row.kind === "owner"
-        ? await p.read<boolean>("PodManager", "hasPodOwnerClaimedEmissions", [podId, epoch])
-        : await p.read<boolean>("PodManager", "hasUserClaimedEmissions", [row.account, podId, epoch]);
+        ? await p.read<boolean>("PodManager", "hasPodOwnerClaimedEmissions", [epoch, podId])
+        : await p.read<boolean>("PodManager", "hasUserClaimedEmissions", [epoch, podId, row.account]);
     expect(`claim ${row.id} flag on chain`, claimed, true);
     const log = [...ownerClaims, ...voterClaims].find(
       (l) => l.transactionHash.toLowerCase() === row.tx_hash && l.logIndex === row.log_index,
@@ -330,7 +330,7 @@ export async function verifyIndexedState(p: Protocol, pool: pg.Pool, schema: str
   expect("lock count", BigInt(locks.size), nextLockupId - 1n);
   for (let id = 1n; id < nextLockupId; id++) {
     const row = locks.get(id);
-    const [amount, expiresAt, votingPower] = await p.read<[bigint, bigint, bigint]>("VeCore", "lockupData", [id]);
+    const [amount, expiresAt, , votingPower] = await p.read<[bigint, bigint, bigint, bigint]>("VeCore", "lockupData", [id]);
     if (row?.withdrawn) {
       expect(`lock ${id} withdrawn: lockupData.amount`, amount, 0n);
       continue;

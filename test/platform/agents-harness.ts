@@ -6,7 +6,7 @@
 import { parseEther, type Account, type Hash } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
-import type { AgentsConfig } from "../../api/platform/agents-config";
+import type { AgentsConfig } from "../../api/platform/config";
 import { createPlatformApp } from "../../api/platform/app";
 import { DAY } from "../../devnet/deploy";
 import { BASE, CORE, json, podDraftBody, subnetDraftBody, type PlatformHarness, type Session } from "./harness";

@@ -5,7 +5,7 @@
  */
 import { keccak256, toHex, type Account } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { publicSearchQuery } from "../../api/platform/routes/pods/queries";
+import { publicSearchQuery } from "../../api/platform/repositories/pods";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
 import { badCookies, BASE, CORE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";

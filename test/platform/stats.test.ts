@@ -82,7 +82,7 @@ describe("GET /stats and /stats/summary", () => {
     const locks = await Promise.all(
       Array.from({ length: lockCount }, async (_, i) => {
         const id = BigInt(i + 1);
-        const [amount] = await p.read<[bigint, bigint, bigint]>("VeCore", "lockupData", [id]);
+        const [amount] = await p.read<[bigint, bigint, bigint, bigint]>("VeCore", "lockupData", [id]);
         const owner = (await p.read<string>("VeCore", "ownerOf", [id])).toLowerCase();
         const governance = await p.read<boolean>("VeCore", "isGovernanceAccount", [owner]);
         return { amount, owner, governance };

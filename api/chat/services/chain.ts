@@ -91,7 +91,7 @@ export function createChatChain(
       const [core, primary] = await pod<readonly [bigint, bigint]>("podOwnerClaimable", [podId, epoch]);
       return { core, primary };
     },
-    hasPodOwnerClaimed: (podId, epoch) => pod<boolean>("hasPodOwnerClaimedEmissions", [podId, epoch]),
+    hasPodOwnerClaimed: (podId, epoch) => pod<boolean>("hasPodOwnerClaimedEmissions", [epoch, podId]),
     async podEmissions(podId, epoch) {
       const [core, primary] = await pod<readonly [bigint, bigint]>("podEmissions", [podId, epoch]);
       return { core, primary };

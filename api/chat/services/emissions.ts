@@ -156,3 +156,8 @@ export function createEmissionsSource(db: OffchainDb, chainReads: ChatChain): Em
     podEmissions: (podId, epoch) => chainReads.podEmissions(podId, epoch),
   };
 }
+
+/** One scan of the pod owner's emissions (candidate epochs from the index, amounts from the chain). */
+export function scanPodEmissions(db: OffchainDb, chain: ChatChain, podId: bigint, fromEpoch?: bigint) {
+  return scanEmissions(createEmissionsSource(db, chain), podId, fromEpoch);
+}

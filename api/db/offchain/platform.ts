@@ -114,6 +114,10 @@ export const podDrafts = offchain.table(
     index("pod_drafts_agent_idx").on(t.agentId),
     index("pod_drafts_wallet_address_idx").on(t.walletAddress, t.createdAt),
     index("pod_drafts_subnet_idx").on(t.subnetId),
+    // the public list (minted, not banned, not archived), joined to chain.pod by token id
+    index("pod_drafts_listed_token_idx")
+      .on(t.tokenId)
+      .where(sql`${t.tokenId} is not null and ${t.banned} = false and ${t.archivedAt} is null`),
     index("pod_drafts_search_trgm_idx").using("gin", sql`${searchDocument(t.podName, t.podDescription)} gin_trgm_ops`),
   ],
 );

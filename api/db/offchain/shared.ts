@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, bigint, check, index, integer, pgSchema, text, timestamp, varchar } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, boolean, check, index, integer, pgSchema, text, timestamp, varchar } from "drizzle-orm/pg-core";
 
 /** Every off-chain table lives here, out of reach of Ponder's schema management. */
 export const offchain = pgSchema("offchain");
@@ -30,12 +30,38 @@ export const verifiedTransactions = offchain.table(
     txHash: text("tx_hash").primaryKey(),
     kind: text("kind").notNull(),
     recordId: text("record_id").notNull(),
+    /** The block the transaction was found in (filled by the reorg reconciler from its receipt). */
+    blockNumber: bigint("block_number", { mode: "bigint" }),
+    blockHash: text("block_hash"),
+    /** Its block is at least the finality depth deep and still canonical: never checked again. */
+    final: boolean("final").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
     check("verified_transactions_tx_hash_lower_case", lowerCase(t.txHash)),
     index("verified_transactions_kind_record_idx").on(t.kind, t.recordId),
+    index("verified_transactions_unfinal_idx").on(t.createdAt).where(sql`not ${t.final}`),
   ],
+);
+
+/**
+ * Records undone because the chain dropped the transaction behind them (a reorg): what an
+ * operator reads to see what was undone (`GET /admin`-less: `npm run reorgs`, the log, metrics).
+ */
+export const reorgedRecords = offchain.table(
+  "reorged_records",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    txHash: text("tx_hash").notNull(),
+    kind: text("kind").notNull(),
+    recordId: text("record_id").notNull(),
+    blockNumber: bigint("block_number", { mode: "bigint" }),
+    blockHash: text("block_hash"),
+    /** What the canonical chain says now: "dropped" (no receipt) or "moved" (mined in another block). */
+    reason: text("reason").notNull(),
+    undoneAt: timestamp("undone_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("reorged_records_tx_hash_idx").on(t.txHash)],
 );
 
 /**

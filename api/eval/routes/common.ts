@@ -1,13 +1,10 @@
-import { errorResponse } from "../../http/openapi";
+import { commonErrors, errorResponse } from "../../http/openapi";
 
 /** Security requirement of the key-protected routes: either header works. */
 export const API_KEY_SECURITY: Record<string, string[]>[] = [{ ApiKeyBearer: [] }, { ApiKeyHeader: [] }];
 
-export const commonErrors = {
-  400: errorResponse("Invalid request (the message names the failing field)"),
-  401: errorResponse("Missing, unknown or revoked API key: `{\"error\":\"Unauthorized\"}`"),
-  429: errorResponse("Rate limit exceeded; see Retry-After"),
-} as const;
+/** The errors of every key-protected route (the shared descriptions of http/openapi.ts). */
+export const apiKeyErrors = { 400: commonErrors[400], 401: commonErrors[401], 429: commonErrors[429] } as const;
 
 export const bodyErrors = {
   413: errorResponse("Body too large"),

@@ -239,26 +239,29 @@ export function llmOverallScore(llm: Extract<LlmJudgment, { status: "served" }>)
   return llm.criteria.reduce((sum, entry) => sum + clampScore(entry.score), 0) / llm.criteria.length;
 }
 
-export function judge(input: JudgeInput): JudgeOutcome {
-  const criteria = distinctCriteria(input.criteria);
-  const llmServed = input.llm?.status === "served" && input.llm.criteria.length > 0 ? input.llm : undefined;
-  const llmDenied = input.llm && !llmServed ? input.llm : undefined;
-  const served = input.peers.length + input.humans.length + (llmServed ? 1 : 0);
-  const denied = llmDenied ? 1 : 0;
+type ServedLlm = Extract<LlmJudgment, { status: "served" }>;
 
+/** Why nothing can be settled (no judge answered, or nothing to judge), or undefined. */
+function failureReason(llmDenied: LlmJudgment | undefined, served: number, criteriaCount: number): string | undefined {
   if (served === 0) {
-    const reason = llmDenied
+    return llmDenied
       ? `No peer assessment was received before the window closed and the judge could not answer (${
           llmDenied.status === "denied" ? llmDenied.error : "no usable answer"
         })`
       : "No peer assessment was received before the window closed and no judge is configured";
-    return { status: "FAILED", verdict: { reason } };
   }
-  if (criteria.length === 0) {
-    return { status: "FAILED", verdict: { reason: "The evaluation has no criteria to judge" } };
-  }
+  if (criteriaCount === 0) return "The evaluation has no criteria to judge";
+  return undefined;
+}
 
-  const overallLlm = llmServed ? clampScore(llmOverallScore(llmServed)) : undefined;
+/** Each criterion's weighted median of the judges' scores, with the critiques that concern it. */
+function criterionVerdicts(
+  input: JudgeInput,
+  criteria: string[],
+  llmServed: ServedLlm | undefined,
+  overallLlm: number | undefined,
+  served: number,
+): CriterionVerdict[] {
   const humanCritiques = input.humans.map((h) => ({
     entry: { source: "human" as const, by: h.reviewerName, text: h.critique },
   }));
@@ -270,7 +273,7 @@ export function judge(input: JudgeInput): JudgeOutcome {
     named: criteria.filter((criterion) => mentions(entry.text, criterion)),
   }));
 
-  const perCriterion: CriterionVerdict[] = criteria.map((criterion, index) => {
+  return criteria.map((criterion, index) => {
     const scores = [
       ...input.peers.map((p) => ({ value: clampScore(p.score), weight: JUDGE_WEIGHTS.peer })),
       ...input.humans.map((h) => ({ value: clampScore(h.score), weight: JUDGE_WEIGHTS.human })),
@@ -286,23 +289,15 @@ export function judge(input: JudgeInput): JudgeOutcome {
     }
     return { criterion, score: round1(weightedMedian(scores)), judges: served, critiques };
   });
+}
 
-  const score = round1(perCriterion.reduce((sum, c) => sum + c.score, 0) / perCriterion.length);
-  const decision = decisionFor(score);
-
-  const judgeScores = [
-    ...input.peers.map((p) => clampScore(p.score)),
-    ...input.humans.map((h) => clampScore(h.score)),
-    ...(overallLlm !== undefined ? [overallLlm] : []),
-  ];
-  const judgeDecisions: Decision[] = [
-    ...input.peers.map((p) => p.decision),
-    ...input.humans.map((h) => h.decision),
-    ...(llmServed ? [llmServed.decision] : []),
-  ];
-  const agreementValue = agreement(judgeScores);
-  const accepting = judgeDecisions.filter((d) => d === "accept").length;
-
+/** Every judge as the verdict's provenance lists it. */
+function provenanceJudges(
+  input: JudgeInput,
+  llmServed: ServedLlm | undefined,
+  llmDenied: LlmJudgment | undefined,
+  overallLlm: number | undefined,
+): ProvenanceJudge[] {
   const judges: ProvenanceJudge[] = [
     ...input.peers.map((p) => ({
       kind: "peer" as const,
@@ -340,6 +335,35 @@ export function judge(input: JudgeInput): JudgeOutcome {
       error: llmDenied.status === "denied" ? llmDenied.error : "no per-criterion scores in the answer",
     });
   }
+  return judges;
+}
+
+export function judge(input: JudgeInput): JudgeOutcome {
+  const criteria = distinctCriteria(input.criteria);
+  const llmServed = input.llm?.status === "served" && input.llm.criteria.length > 0 ? input.llm : undefined;
+  const llmDenied = input.llm && !llmServed ? input.llm : undefined;
+  const served = input.peers.length + input.humans.length + (llmServed ? 1 : 0);
+  const denied = llmDenied ? 1 : 0;
+  const reason = failureReason(llmDenied, served, criteria.length);
+  if (reason) return { status: "FAILED", verdict: { reason } };
+
+  const overallLlm = llmServed ? clampScore(llmOverallScore(llmServed)) : undefined;
+  const perCriterion = criterionVerdicts(input, criteria, llmServed, overallLlm, served);
+  const score = round1(perCriterion.reduce((sum, c) => sum + c.score, 0) / perCriterion.length);
+  const decision = decisionFor(score);
+
+  const judgeScores = [
+    ...input.peers.map((p) => clampScore(p.score)),
+    ...input.humans.map((h) => clampScore(h.score)),
+    ...(overallLlm !== undefined ? [overallLlm] : []),
+  ];
+  const judgeDecisions: Decision[] = [
+    ...input.peers.map((p) => p.decision),
+    ...input.humans.map((h) => h.decision),
+    ...(llmServed ? [llmServed.decision] : []),
+  ];
+  const agreementValue = agreement(judgeScores);
+  const accepting = judgeDecisions.filter((d) => d === "accept").length;
 
   return {
     status: "SETTLED",
@@ -356,7 +380,7 @@ export function judge(input: JudgeInput): JudgeOutcome {
         method: AGGREGATION_METHOD,
         weights: JUDGE_WEIGHTS,
         criteriaSource: input.criteriaSource,
-        judges,
+        judges: provenanceJudges(input, llmServed, llmDenied, overallLlm),
         attachment: input.attachment ?? null,
         judgedAt: input.judgedAt.toISOString(),
       },

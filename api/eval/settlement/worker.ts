@@ -14,12 +14,11 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { OffchainDb } from "../../db/client";
-import type { Decision } from "../limits";
-import { loadEvaluationDetails } from "../routes/eval-requests/queries";
+import { humanJudgment, loadEvaluationDetails, peerJudgment } from "../repositories/eval-requests";
 import type { AttachmentStorage } from "../storage/index";
 import { judge, type LlmJudgment } from "./judge";
 import type { LlmJudge } from "./llm-judge";
-import { claimDue, finalize, release, type EvaluationRow } from "./queries";
+import { claimDue, finalize, release, type EvaluationRow } from "../repositories/settlement";
 
 export const MAX_POLL_SECONDS = 30;
 
@@ -128,22 +127,8 @@ export class SettlementWorker {
     const outcome = judge({
       criteria: row.criteria,
       criteriaSource: row.criteriaSource === "service" ? "service" : "caller",
-      peers: assessments.map((a) => ({
-        id: a.id,
-        agentName: a.agentName,
-        modelName: a.modelName,
-        score: a.score,
-        decision: a.decision as Decision,
-        critique: a.critique,
-      })),
-      humans: reviews.map((r) => ({
-        id: r.id,
-        reviewerId: r.reviewerId,
-        reviewerName: r.reviewerName,
-        score: r.score,
-        decision: r.decision as Decision,
-        critique: r.critique,
-      })),
+      peers: assessments.map(peerJudgment),
+      humans: reviews.map(humanJudgment),
       llm,
       attachment: attachment
         ? { filename: attachment.filename, contentType: attachment.contentType, sha256: attachment.sha256 }

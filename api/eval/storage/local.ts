@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { readOrCreateSecretFile } from "../../lib/crypto";
 import { ATTACHMENT_KEY_PATTERN } from "../ids";
 import type { AttachmentStorage, DownloadUrlOptions, SignedUrlOptions, UploadedObject } from "./index";
 
@@ -36,21 +37,10 @@ export class LocalAttachmentStorage implements AttachmentStorage {
   private secret(): Buffer {
     if (this.secretBytes) return this.secretBytes;
     if (this.configuredSecret) return (this.secretBytes = Buffer.from(this.configuredSecret, "utf8"));
-    fs.mkdirSync(this.dir, { recursive: true });
-    const file = path.join(this.dir, SIGNING_SECRET_FILE);
-    if (!fs.existsSync(file)) {
-      // Write aside, then link into place: replicas starting together agree on one secret.
-      const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-      fs.writeFileSync(temporary, randomBytes(32).toString("base64url"), { mode: 0o600 });
-      try {
-        fs.linkSync(temporary, file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      } finally {
-        fs.rmSync(temporary, { force: true });
-      }
-    }
-    return (this.secretBytes = Buffer.from(fs.readFileSync(file, "utf8").trim(), "utf8"));
+    const { value } = readOrCreateSecretFile(path.join(this.dir, SIGNING_SECRET_FILE), () =>
+      randomBytes(32).toString("base64url"),
+    );
+    return (this.secretBytes = Buffer.from(value, "utf8"));
   }
 
   private signature(parts: string[]): string {

@@ -1,10 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import type { OffchainDb } from "../../db/client";
 import { agents } from "../../db/offchain";
+import { sha256Hex } from "../../lib/crypto";
 import { HttpError, unauthorized } from "../errors";
-import type { AppEnv } from "../types";
+import { bearerToken } from "./bearer";
+import type { Authenticated } from "./factory";
 
 /** Credentials are `agt_` + 32 random bytes in base64url; only their sha-256 is stored. */
 export const AGENT_CREDENTIAL_PREFIX = "agt_";
@@ -17,48 +19,35 @@ export type AuthenticatedAgent = {
   isOrchestrator: boolean;
 };
 
-export type AgentEnv = AppEnv & { Variables: AppEnv["Variables"] & { agent: AuthenticatedAgent } };
-
 export function generateAgentCredential(): string {
   return AGENT_CREDENTIAL_PREFIX + randomBytes(32).toString("base64url");
-}
-
-export function hashAgentCredential(credential: string): string {
-  return createHash("sha256").update(credential, "utf8").digest("hex");
-}
-
-/** The credential of an `Authorization: Bearer <credential>` header, or undefined. */
-export function bearerCredential(header: string | undefined): string | undefined {
-  const match = header?.match(/^Bearer[ ]+(\S+)\s*$/i);
-  return match?.[1];
 }
 
 export const forbiddenAgent = () => new HttpError(403, "Forbidden");
 
 /**
- * Requires `Authorization: Bearer <agent credential>` (spec §5). Sets `agent` and the rate-limit
- * identity `{ kind: "agent" }`. Every failure is 401 {"error":"Unauthorized"}. When `pathParam`
- * is given, the path's agent id must be the authenticated agent's own id, else 403 {"error":"Forbidden"}
- * (the credential is valid, so re-registering would not help).
+ * The agent of `Authorization: Bearer <agent credential>` (spec §5). Every failure is 401
+ * {"error":"Unauthorized"}. With `ownPath`, the path's `agentId` must be the agent's own id, else
+ * 403 {"error":"Forbidden"} (the credential is valid, so re-registering would not help).
  */
-export function requireAgent(db: OffchainDb, options: { pathParam?: string } = {}) {
-  return createMiddleware<AgentEnv>(async (c, next) => {
-    const credential = bearerCredential(c.req.header("authorization"));
-    if (!credential || !CREDENTIAL_PATTERN.test(credential)) throw unauthorized();
-    const [row] = await db
-      .select({
-        id: agents.id,
-        name: agents.name,
-        walletAddress: agents.walletAddress,
-        isOrchestrator: agents.isOrchestrator,
-      })
-      .from(agents)
-      .where(eq(agents.credentialHash, hashAgentCredential(credential)))
-      .limit(1);
-    if (!row) throw unauthorized();
-    c.set("agent", { ...row, walletAddress: row.walletAddress as `0x${string}` });
-    c.set("identity", { kind: "agent", id: row.id });
-    if (options.pathParam !== undefined && c.req.param(options.pathParam) !== row.id) throw forbiddenAgent();
-    await next();
-  });
+export async function authenticateAgent(
+  c: Context,
+  db: OffchainDb,
+  { ownPath }: { ownPath: boolean },
+): Promise<Authenticated<AuthenticatedAgent>> {
+  const credential = bearerToken(c.req.header("authorization"));
+  if (!credential || !CREDENTIAL_PATTERN.test(credential)) throw unauthorized();
+  const [row] = await db
+    .select({
+      id: agents.id,
+      name: agents.name,
+      walletAddress: agents.walletAddress,
+      isOrchestrator: agents.isOrchestrator,
+    })
+    .from(agents)
+    .where(eq(agents.credentialHash, sha256Hex(credential)))
+    .limit(1);
+  if (!row) throw unauthorized();
+  if (ownPath && c.req.param("agentId") !== row.id) throw forbiddenAgent();
+  return { principal: { ...row, walletAddress: row.walletAddress as `0x${string}` }, identity: { kind: "agent", id: row.id } };
 }

@@ -1,13 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { generateKeyPairSync } from "node:crypto";
 import { and, eq, ne } from "drizzle-orm";
 import { getCookie } from "hono/cookie";
-import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
-  exportJWK,
-  generateKeyPair,
   importJWK,
   importSPKI,
   jwtVerify,
@@ -18,29 +15,18 @@ import {
   type CryptoKey,
 } from "jose";
 import { isAddress } from "viem";
-import { z } from "zod";
 import type { OffchainDb } from "../../db/client";
+import { DEFAULT_LOCAL_IDP_KEY_FILE, parseEnv, type RawEnv } from "../../env";
 import { users } from "../../db/offchain";
+import { readOrCreateSecretFile } from "../../lib/crypto";
 import { unauthorized } from "../errors";
-import type { AppEnv } from "../types";
+import type { Authenticated } from "./factory";
 
 /** The identity provider's session cookie (spec §5). */
 export const IDP_COOKIE = "idp-token";
 
-export const DEFAULT_LOCAL_IDP_KEY_FILE = ".data/idp/local-idp-key.json";
+export { DEFAULT_LOCAL_IDP_KEY_FILE };
 const LOCAL_ALG = "ES256";
-
-const idpEnvSchema = z.object({
-  IDP_JWKS_URL: z.url().optional(),
-  /** A PEM (SPKI) public key or a JSON JWK, instead of a JWKS URL. */
-  IDP_PUBLIC_KEY: z.string().optional(),
-  IDP_ALGORITHMS: z.string().default("ES256,RS256,EdDSA"),
-  IDP_ISSUER: z.string().default("local-idp"),
-  IDP_AUDIENCE: z.string().default("datamarket-platform"),
-  /** Claim that carries the user's wallet address. */
-  IDP_WALLET_CLAIM: z.string().default("wallet_address"),
-  IDP_LOCAL_KEY_FILE: z.string().default(DEFAULT_LOCAL_IDP_KEY_FILE),
-});
 
 export type IdpConfig = {
   getKey: JWTVerifyGetKey | CryptoKey | Uint8Array;
@@ -58,15 +44,13 @@ export type PlatformUser = {
   avatarUrl: string | null;
 };
 
-export type UserEnv = AppEnv & { Variables: AppEnv["Variables"] & { user: PlatformUser } };
-
 /**
  * Verification key for the cookie: a JWKS URL or a public key when configured; otherwise the
  * local identity provider's key pair (created once in the data folder), whose private half
  * `signLocalIdpToken` uses to sign development cookies.
  */
-export async function loadIdpConfig(env: NodeJS.ProcessEnv = process.env): Promise<IdpConfig> {
-  const e = idpEnvSchema.parse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== "")));
+export async function loadIdpConfig(env: RawEnv = process.env): Promise<IdpConfig> {
+  const e = parseEnv(env);
   const algorithms = e.IDP_ALGORITHMS.split(",").map((a) => a.trim());
   const common = { issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE, walletClaim: e.IDP_WALLET_CLAIM, algorithms };
   if (e.IDP_JWKS_URL) return { ...common, getKey: createRemoteJWKSet(new URL(e.IDP_JWKS_URL)) };
@@ -82,19 +66,18 @@ export async function loadIdpConfig(env: NodeJS.ProcessEnv = process.env): Promi
   return { ...common, getKey: createLocalJWKSet({ keys: [publicJwk] }) };
 }
 
-/** The local identity provider's key pair, generated on first use. */
+/** The local identity provider's key pair (ES256), generated on first use and kept in `file`. */
 export async function localIdpKeyPair(file = DEFAULT_LOCAL_IDP_KEY_FILE): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
-  const resolved = path.resolve(file);
-  if (existsSync(resolved)) return JSON.parse(readFileSync(resolved, "utf8"));
-  const { privateKey, publicKey } = await generateKeyPair(LOCAL_ALG, { extractable: true });
-  const kid = "local-idp-1";
-  const pair = {
-    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: LOCAL_ALG },
-    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: LOCAL_ALG },
-  };
-  mkdirSync(path.dirname(resolved), { recursive: true });
-  writeFileSync(resolved, JSON.stringify(pair, null, 2), { mode: 0o600 });
-  return pair;
+  const { value } = readOrCreateSecretFile(file, () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const kid = "local-idp-1";
+    const pair = {
+      privateJwk: { ...privateKey.export({ format: "jwk" }), kid, alg: LOCAL_ALG },
+      publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: LOCAL_ALG },
+    };
+    return JSON.stringify(pair, null, 2);
+  });
+  return JSON.parse(value) as { privateJwk: JWK; publicJwk: JWK };
 }
 
 export type LocalTokenClaims = { sub: string; wallet?: string; username?: string; avatarUrl?: string };
@@ -125,30 +108,25 @@ export async function signLocalIdpToken(
 }
 
 /**
- * Requires a valid `idp-token` cookie; sets `user` (the platform user, created on first sight
- * and kept in step with the token's wallet, name and picture) and the rate-limit identity.
- * Every failure is 401 {"error":"Unauthorized"}.
+ * The user of a valid `idp-token` cookie: created on first sight and kept in step with the token's
+ * wallet, name and picture. Every failure is 401 {"error":"Unauthorized"}.
  */
-export function requireUser(db: OffchainDb, config: IdpConfig) {
-  return createMiddleware<UserEnv>(async (c, next) => {
-    const token = getCookie(c, IDP_COOKIE);
-    if (!token) throw unauthorized();
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, config.getKey as JWTVerifyGetKey, {
-        issuer: config.issuer,
-        audience: config.audience,
-        algorithms: config.algorithms,
-      }));
-    } catch {
-      throw unauthorized();
-    }
-    if (!payload.sub) throw unauthorized();
-    const user = await upsertUser(db, payload, config.walletClaim);
-    c.set("user", user);
-    c.set("identity", { kind: "user", id: user.id });
-    await next();
-  });
+export async function authenticateUser(c: Context, db: OffchainDb, config: IdpConfig): Promise<Authenticated<PlatformUser>> {
+  const token = getCookie(c, IDP_COOKIE);
+  if (!token) throw unauthorized();
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, config.getKey as JWTVerifyGetKey, {
+      issuer: config.issuer,
+      audience: config.audience,
+      algorithms: config.algorithms,
+    }));
+  } catch {
+    throw unauthorized();
+  }
+  if (!payload.sub) throw unauthorized();
+  const user = await upsertUser(db, payload, config.walletClaim);
+  return { principal: user, identity: { kind: "user", id: user.id } };
 }
 
 async function upsertUser(db: OffchainDb, payload: JWTPayload, walletClaim: string): Promise<PlatformUser> {

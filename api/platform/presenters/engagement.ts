@@ -1,6 +1,6 @@
 /** Response shapes of the engagement routes (§2: Comment, Public pod vote, Lock). */
 import { toTokenNumber } from "../../../chain/units";
-import type { CommentRow } from "../routes/comments/queries";
+import type { CommentRow } from "../repositories/comments";
 import { walletUserId } from "../services/votes";
 
 export function presentComment(row: CommentRow) {

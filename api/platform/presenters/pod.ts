@@ -1,7 +1,7 @@
 /** Response shapes of pods (spec §2 "UserPod", "PublicPod") and their presenters. */
 import { z } from "@hono/zod-openapi";
 import { toTokenNumber } from "../../../chain/units";
-import type { PodWithChain, PublicPodRow } from "../routes/pods/queries";
+import type { PodWithChain, PublicPodRow } from "../repositories/pods";
 
 const dateTime = z.string().openapi({ format: "date-time" });
 

@@ -1,7 +1,7 @@
 /** Response shapes of datanets (spec §2 "Datanet (Subnet)") and their presenters. */
 import { z } from "@hono/zod-openapi";
 import { toTokenNumber } from "../../../chain/units";
-import type { SubnetWithChain } from "../routes/subnets/queries";
+import type { SubnetWithChain } from "../repositories/subnets";
 
 export const SubnetSchema = z
   .object({

@@ -23,7 +23,10 @@ export const HttpUrlSchema = z
   .refine(hasNoNul, NO_NUL)
   .openapi({ format: "uri", example: "https://example.com/article" });
 
-const optionalUrl = HttpUrlSchema.nullish();
+/** An optional http(s) URL; `""` means absent (the live clients send empty strings for unset URLs). */
+export const OptionalHttpUrlSchema = z.preprocess((value) => (value === "" ? undefined : value), HttpUrlSchema.nullish());
+
+const optionalUrl = OptionalHttpUrlSchema;
 
 /** A 0x-prefixed 32-byte transaction hash, lower-cased. */
 export const TxHashSchema = z

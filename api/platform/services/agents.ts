@@ -4,10 +4,11 @@
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { OffchainDb } from "../../db/client";
-import { generateAgentCredential, hashAgentCredential } from "../../http/auth/agent-bearer";
+import { generateAgentCredential } from "../../http/auth/agent-bearer";
+import { sha256Hex } from "../../lib/crypto";
 import { badRequest, notFound } from "../../http/errors";
-import { archiveAgentPod, insertAgent, updateAgent } from "../routes/agents/queries";
-import { findPodDraftByRef } from "../routes/pods/queries";
+import { archiveAgentPod, insertAgent, updateAgent } from "../repositories/agents";
+import { findPodDraftByRef } from "../repositories/pods";
 
 export type RegisterAgentInput = {
   name: string;
@@ -30,7 +31,7 @@ export async function registerAgent(db: OffchainDb, input: RegisterAgentInput) {
     thumbnailUrl: input.thumbnailURL ?? null,
     isOrchestrator: input.isOrchestrator ?? false,
     walletAddress,
-    credentialHash: hashAgentCredential(credential),
+    credentialHash: sha256Hex(credential),
   });
   return {
     id: row.id,

@@ -7,8 +7,8 @@
 import { toTokenNumber } from "../../../chain/units";
 import type { OffchainDb } from "../../db/client";
 import { presentPublicPod } from "../presenters/pod";
-import { listFeedbackOnPods, listVotesOnPods, voterAggregatesOnPods } from "../routes/agents/datasets/queries";
-import { listPublicPods } from "../routes/pods/queries";
+import { listFeedbackOnPods, listVotesOnPods, voterAggregatesOnPods } from "../repositories/datasets";
+import { listPublicPods } from "../repositories/pods";
 import { computeEvof } from "./evof";
 import { walletUserId } from "./votes";
 

@@ -8,8 +8,8 @@ import { PodManagerAbi } from "../../../abis";
 import { baseChain } from "../../../chain/chain";
 import type { OffchainDb } from "../../db/client";
 import type { PlatformChain } from "../context";
-import { findPodDraftByRef, listSlopCheckSkippedPods, setPodBanned, type PodWithChain } from "../routes/pods/queries";
-import { isTokenIdRef } from "../routes/subnets/queries";
+import { findPodDraftByRef, listSlopCheckSkippedPods, setPodBanned, type PodWithChain } from "../repositories/pods";
+import { isTokenIdRef } from "../repositories/subnets";
 
 export const MAX_BAN_REASON_LENGTH = 500;
 

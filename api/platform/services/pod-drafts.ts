@@ -10,7 +10,6 @@ import { badRequest, notFound } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import {
   findPodDraft,
-  findPodDraftByRef,
   findPodDraftByTokenId,
   findPublicPod,
   insertPodDraft,
@@ -18,8 +17,8 @@ import {
   setPodMinted,
   type PodDraftRow,
   type PublicPodRow,
-} from "../routes/pods/queries";
-import { findSubnetDraft, findSubnetDraftByRef, findSubnetDraftByTokenId, type Executor, type SubnetDraftRow } from "../routes/subnets/queries";
+} from "../repositories/pods";
+import { findSubnetDraft, findSubnetDraftByRef, findSubnetDraftByTokenId, type Executor, type SubnetDraftRow } from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
 import { assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 

@@ -20,7 +20,7 @@ import {
   publishedSubnetWithChain,
   totalPods,
   totalUsers,
-} from "../routes/stats/queries";
+} from "../repositories/stats";
 import { usdValue } from "./price";
 
 export interface ChainClock {
@@ -85,31 +85,31 @@ export async function networkStats(db: OffchainDb, context: PlatformContext, vie
 export async function subnetStats(db: OffchainDb, context: PlatformContext, viewsSchema: string, ref: string) {
   const row = await publishedSubnetWithChain(db, ref);
   if (!row) throw notFound("Datanet not found");
-  const { draft, datanet } = row;
+  const { draft, subnet } = row;
   const clock = await chainClock(db, viewsSchema);
   const [activePods, accessCount, fees, price] = await Promise.all([
-    activePodCount(db, datanet.id, clock.currentEpoch),
-    accessHolderCount(db, datanet.id),
-    collectedFees(db, datanet.id, clock.coreToken),
+    activePodCount(db, subnet.id, clock.currentEpoch),
+    accessHolderCount(db, subnet.id),
+    collectedFees(db, subnet.id, clock.coreToken),
     context.price.coreUsd(),
   ]);
   return {
     id: draft.id,
-    tokenId: Number(datanet.id),
+    tokenId: Number(subnet.id),
     subnetName: draft.subnetName,
     subnetDescription: draft.subnetDescription,
-    cumulativeUpVotes: toTokenNumber(datanet.cumulativeUpVotes),
-    cumulativeDownVotes: toTokenNumber(datanet.cumulativeDownVotes),
-    createdAt: isoOfSeconds(datanet.createdAt),
-    emissionsPerEpochCORE: toTokenNumber(datanet.emissionsPerEpochCORE),
-    emissionsPerEpochPrimaryToken: toTokenNumber(datanet.emissionsPerEpochPrimaryToken, draft.nativeTokenDecimals),
+    cumulativeUpVotes: toTokenNumber(subnet.cumulativeUpVotes),
+    cumulativeDownVotes: toTokenNumber(subnet.cumulativeDownVotes),
+    createdAt: isoOfSeconds(subnet.createdAt),
+    emissionsPerEpochCORE: toTokenNumber(subnet.emissionsPerEpochCORE),
+    emissionsPerEpochPrimaryToken: toTokenNumber(subnet.emissionsPerEpochPrimaryToken, draft.nativeTokenDecimals),
     primaryTokenSymbol: draft.nativeTokenSymbol,
     activePodCount: activePods,
     userAccessCount: accessCount,
-    coreSeedsBySubnetOwnerAmount: toTokenNumber(datanet.seededCoreByOwner),
-    publishingFeeCORE: toTokenNumber(datanet.publishingFeeCORE),
+    coreSeedsBySubnetOwnerAmount: toTokenNumber(subnet.seededCoreByOwner),
+    publishingFeeCORE: toTokenNumber(subnet.publishingFeeCORE),
     estimatedTotalPublishingFeeCollectedUSD: usdValue(fees.publishing, price),
-    accessFeeCORE: toTokenNumber(datanet.accessFeeCORE),
+    accessFeeCORE: toTokenNumber(subnet.accessFeeCORE),
     estimatedTotalAccessFeeCollectedUSD: usdValue(fees.access, price),
   };
 }

@@ -5,12 +5,12 @@
  * `verified_transactions` in the same database transaction as the record it backs.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { isAddressEqual, type Address, type Hash } from "viem";
 import { SubnetManagerAbi } from "../../../abis";
 import { parseTokenAmount } from "../../../chain/units";
 import { SUBNET_PARAMS, type SubnetParam } from "../../../src/lib/enums";
 import type { OffchainDb } from "../../db/client";
+import { isUniqueViolation, violatedConstraint } from "../../db/errors";
 import { badRequest, HttpError, notFound } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import {
@@ -23,7 +23,7 @@ import {
   setSubnetPublished,
   type Executor,
   type SubnetDraftRow,
-} from "../routes/subnets/queries";
+} from "../repositories/subnets";
 import type { SubnetDraftBody } from "../schemas/drafts";
 
 /** Who creates and owns a draft: a signed-in user, or an agent (agent routes). */
@@ -40,25 +40,6 @@ export const TX_KINDS = {
 export const TX_ALREADY_USED = "Transaction already used";
 
 // ---- errors and races ----
-
-function postgresCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof pg.DatabaseError) return current.code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-export const isUniqueViolation = (error: unknown) => postgresCode(error) === "23505";
-
-/** The constraint a unique violation hit (e.g. "verified_transactions_pkey"). */
-function violatedConstraint(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof pg.DatabaseError) return current.constraint;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 /**
  * Runs `record` in one transaction that also writes the txHash to `verified_transactions`; a txHash

@@ -28,15 +28,16 @@ import type { ProtocolConfig } from "../../../chain/protocol-config";
 import { TOKEN_DECIMALS, toTokenNumber } from "../../../chain/units";
 import { ChainUnavailableError, TxVerificationError, verifyTransaction } from "../../../chain/verify-tx";
 import type { OffchainDb } from "../../db/client";
-import type { AgentsConfig, SubscriptionPackageConfig } from "../agents-config";
-import { chainErrorToHttp, type PlatformContext } from "../context";
+import { chainErrorToHttp } from "../../http/errors";
+import type { AgentsConfig, SubscriptionPackageConfig } from "../config";
+import type { PlatformContext } from "../context";
 import {
   hasActiveSubscription,
   insertOrder,
   listAgentOrders,
   markOrderVerified,
   type OrderRow,
-} from "../routes/agents/subscriptions/queries";
+} from "../repositories/subscriptions";
 import { assertTransactionUnused, ORDER_TX_KIND, recordWithTransaction } from "./votes";
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 /**
- * Votes and the references they hang on: resolving a pod or datanet given by its draft id (uuid)
- * or on-chain token id, verifying a `Voted` transaction, recording a reported vote, and reading
- * a wallet's votes on a pod in an epoch (indexed votes plus verified reported ones).
+ * Votes: verifying a `Voted` transaction, recording a reported vote, and reading a wallet's votes
+ * on a pod in an epoch (indexed votes plus verified reported ones). Pods and subnets named by id
+ * or token id are resolved in refs.ts.
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Address, Hash } from "viem";
@@ -9,7 +9,7 @@ import { PodManagerAbi } from "../../../abis";
 import { eventId } from "../../../src/lib/ids";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { podDrafts, subnetDrafts, votesReported } from "../../db/offchain";
+import { votesReported } from "../../db/offchain";
 import { badRequest } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import { recordWithTransaction } from "./subnet-drafts";
@@ -20,124 +20,6 @@ export { assertTransactionUnused, recordWithTransaction } from "./subnet-drafts"
 export const VOTE_TX_KIND = "vote";
 export const BOOST_TX_KIND = "boost";
 export const ORDER_TX_KIND = "subscription-order";
-
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A uint256 token id written in decimal. */
-export const TOKEN_ID_PATTERN = /^(0|[1-9]\d{0,76})$/;
-
-/** Who is looking: a draft that is not published yet is visible to its creator only. */
-export type Viewer = { userId?: string; agentId?: string };
-
-export type PodRef = {
-  /** Key the off-chain records use: the draft id when the pod has metadata, else its token id. */
-  key: string;
-  draftId: string | null;
-  tokenId: bigint | null;
-  archived: boolean;
-  banned: boolean;
-  ownerUserId: string | null;
-  agentId: string | null;
-};
-
-const isOwnDraft = (row: { ownerUserId: string | null; agentId?: string | null; createdByAgentId?: string | null }, viewer: Viewer) =>
-  (viewer.userId !== undefined && row.ownerUserId === viewer.userId) ||
-  (viewer.agentId !== undefined && (row.agentId ?? row.createdByAgentId) === viewer.agentId);
-
-/**
- * The pod named by `id`: a pod draft id (a draft not yet minted only for its creator) or a
- * decimal token id (the draft minted as that token, else a chain-only pod). Undefined when
- * `id` is neither or names nothing visible. A chain-only token id is not checked against the chain here.
- */
-export async function findPodRef(db: OffchainDb, id: string, viewer: Viewer = {}): Promise<PodRef | undefined> {
-  const columns = {
-    id: podDrafts.id,
-    tokenId: podDrafts.tokenId,
-    archivedAt: podDrafts.archivedAt,
-    banned: podDrafts.banned,
-    ownerUserId: podDrafts.ownerUserId,
-    agentId: podDrafts.agentId,
-  };
-  if (UUID_PATTERN.test(id)) {
-    const [row] = await db.select(columns).from(podDrafts).where(eq(podDrafts.id, id.toLowerCase())).limit(1);
-    if (!row) return undefined;
-    if (row.tokenId === null && !isOwnDraft(row, viewer)) return undefined;
-    return podRefOf(row);
-  }
-  if (!TOKEN_ID_PATTERN.test(id)) return undefined;
-  const [row] = await db.select(columns).from(podDrafts).where(eq(podDrafts.tokenId, id)).limit(1);
-  if (row) return podRefOf(row);
-  return { key: id, draftId: null, tokenId: BigInt(id), archived: false, banned: false, ownerUserId: null, agentId: null };
-}
-
-function podRefOf(row: {
-  id: string;
-  tokenId: string | null;
-  archivedAt: Date | null;
-  banned: boolean;
-  ownerUserId: string | null;
-  agentId: string | null;
-}): PodRef {
-  return {
-    key: row.id,
-    draftId: row.id,
-    tokenId: row.tokenId === null ? null : BigInt(row.tokenId),
-    archived: row.archivedAt !== null,
-    banned: row.banned,
-    ownerUserId: row.ownerUserId,
-    agentId: row.agentId,
-  };
-}
-
-/** The token id of a pod that must be minted for the action (400 for the creator's own draft). */
-export function mintedTokenId(pod: PodRef): bigint {
-  if (pod.tokenId === null) throw badRequest("Pod is not minted yet");
-  return pod.tokenId;
-}
-
-export type SubnetRef = {
-  /** The draft id when the datanet has metadata, else its token id. */
-  key: string;
-  draftId: string | null;
-  tokenId: bigint | null;
-  name: string | null;
-  description: string | null;
-};
-
-/** The datanet named by `id` (draft id or decimal token id), with the same visibility rules as pods. */
-export async function findSubnetRef(db: OffchainDb, id: string, viewer: Viewer = {}): Promise<SubnetRef | undefined> {
-  const columns = {
-    id: subnetDrafts.id,
-    tokenId: subnetDrafts.tokenId,
-    ownerUserId: subnetDrafts.ownerUserId,
-    createdByAgentId: subnetDrafts.createdByAgentId,
-    name: subnetDrafts.subnetName,
-    description: subnetDrafts.subnetDescription,
-  };
-  let row;
-  if (UUID_PATTERN.test(id)) {
-    [row] = await db.select(columns).from(subnetDrafts).where(eq(subnetDrafts.id, id.toLowerCase())).limit(1);
-    if (!row) return undefined;
-    if (row.tokenId === null && !isOwnDraft(row, viewer)) return undefined;
-  } else if (TOKEN_ID_PATTERN.test(id)) {
-    [row] = await db.select(columns).from(subnetDrafts).where(eq(subnetDrafts.tokenId, id)).limit(1);
-    if (!row) return { key: id, draftId: null, tokenId: BigInt(id), name: null, description: null };
-  } else {
-    return undefined;
-  }
-  return {
-    key: row.id,
-    draftId: row.id,
-    tokenId: row.tokenId === null ? null : BigInt(row.tokenId),
-    name: row.name,
-    description: row.description,
-  };
-}
-
-/** The token id of a datanet that must be published for the action. */
-export function publishedTokenId(subnet: SubnetRef): bigint {
-  if (subnet.tokenId === null) throw badRequest("Datanet is not published yet");
-  return subnet.tokenId;
-}
 
 // ---- transactions ----
 // Reuse rules are those of subnet-drafts.ts: a hash already in verified_transactions is 400

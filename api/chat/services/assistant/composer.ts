@@ -3,7 +3,7 @@ import { findPostUrls, parsePostUrl } from "../post-url";
 import type { ChatMode } from "./classifier";
 import type { Passage, ScoredPassage } from "./knowledge";
 import { humanDuration, type LiveState } from "./live-state";
-import { checkDatanetProposal, extractDatanetProposal, type FieldCheck } from "./subnet-draft";
+import { checkSubnetProposal, extractSubnetProposal, type FieldCheck } from "./subnet-draft";
 
 export interface ComposeInput {
   mode: ChatMode;
@@ -200,9 +200,9 @@ function composeMinting(input: ComposeInput): Composition {
   lines.push(
     "The server fetches the post, runs the low-quality (\"slop\") check unless you set `skipSlopCheck` (pods minted unchecked may fail to earn if flagged later), writes a title (at most 80 characters; yours if you pass `title`), a description and a category, then its wallet mints the pod on-chain with `mintPodWithCORE` — it pays the datanet's publishing fee and gas, and the pod belongs to your wallet.",
   );
-  const datanets = input.live.datanets ?? [];
-  if (datanets.length > 0) {
-    const list = datanets.slice(0, 10).map((d) => `${d.name} (id ${d.id}, fee ${toTokenString(d.publishingFeeCORE)} CORE)`).join("; ");
+  const subnets = input.live.subnets ?? [];
+  if (subnets.length > 0) {
+    const list = subnets.slice(0, 10).map((d) => `${d.name} (id ${d.id}, fee ${toTokenString(d.publishingFeeCORE)} CORE)`).join("; ");
     lines.push(`Pass \`subnetHint\` (a datanet name or id) to choose the datanet; otherwise the best match for the post is used. Datanets: ${list}.`);
     facts.push(`Datanets: ${list}.`);
     used.push({ id: "live:datanets", source: "live:datanets", title: "Datanets", section: "publishing fees", text: "" });
@@ -219,7 +219,7 @@ function describeCheck(check: FieldCheck): string {
 }
 
 function composeSubnetCreation(input: ComposeInput): Composition {
-  const checks = checkDatanetProposal(extractDatanetProposal(input.message));
+  const checks = checkSubnetProposal(extractSubnetProposal(input.message));
   const given = checks.filter((c) => c.value !== undefined);
   const invalid = given.filter((c) => !c.ok);
   const missing = checks.filter((c) => c.value === undefined);

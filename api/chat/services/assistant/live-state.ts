@@ -6,7 +6,7 @@ import { chain } from "../../../db/chain";
 import type { OffchainDb } from "../../../db/client";
 import { chainReady } from "../../../http/readiness";
 import type { ChatChain } from "../chain";
-import { listDatanets, type DatanetInfo } from "../datanets";
+import { listSubnets, type SubnetInfo } from "../subnets";
 import { createEmissionsSource, scanEmissions } from "../emissions";
 import type { ChatMode } from "./classifier";
 import type { Passage } from "./knowledge";
@@ -31,7 +31,7 @@ export interface WalletPodEmissions {
 
 export interface LiveState {
   stats?: LiveStats;
-  datanets?: DatanetInfo[];
+  subnets?: SubnetInfo[];
   /** The wallet's pods (current owner), ids as strings. */
   pods?: string[];
   emissions?: { totalCORE: bigint; totalPrimary: bigint; pods: WalletPodEmissions[] };
@@ -74,10 +74,10 @@ export async function gatherLiveState(deps: LiveStateDeps, wallet: string, mode:
   const indexed = (await attempt("readiness", logger, () => chainReady(deps.pool, deps.viewsSchema))) === true;
   const state: LiveState = {};
 
-  const [protocolRow, podTotals, datanets, pods, currentEpoch] = await Promise.all([
+  const [protocolRow, podTotals, subnets, pods, currentEpoch] = await Promise.all([
     indexed ? attempt("protocol", logger, async () => (await db.select().from(chain.protocol).limit(1))[0]) : undefined,
     indexed ? attempt("pod count", logger, async () => (await db.select({ n: count() }).from(chain.pod))[0]?.n) : undefined,
-    indexed ? attempt("datanets", logger, () => listDatanets(db)) : undefined,
+    indexed ? attempt("datanets", logger, () => listSubnets(db)) : undefined,
     indexed
       ? attempt("wallet pods", logger, async () =>
           (
@@ -111,14 +111,14 @@ export async function gatherLiveState(deps: LiveStateDeps, wallet: string, mode:
       currentEpoch: currentEpoch === undefined ? null : Number(currentEpoch),
       currentEpochEndsAt: endsAt,
       totalPods: podTotals ?? null,
-      totalActiveSubnets: datanets?.length ?? null,
+      totalActiveSubnets: subnets?.length ?? null,
       subnetCreationFeeCORE:
         protocolRow?.subnetCreationFee !== undefined && protocolRow?.subnetCreationFee !== null
           ? toTokenString(protocolRow.subnetCreationFee)
           : null,
     };
   }
-  if (datanets) state.datanets = datanets;
+  if (subnets) state.subnets = subnets;
   if (pods) state.pods = pods.map(String);
 
   if (mode === "emissions" && pods && deps.chain) {
@@ -167,7 +167,7 @@ export function liveRecords(state: LiveState): Passage[] {
       text: `Network totals: ${stats.totalPods ?? "unknown"} pods minted, ${stats.totalActiveSubnets ?? "unknown"} active datanets (subnets).`,
     });
   }
-  for (const d of state.datanets ?? []) {
+  for (const d of state.subnets ?? []) {
     records.push({
       id: `live:datanets#${d.id}`,
       source: "live:datanets",

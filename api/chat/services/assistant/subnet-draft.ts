@@ -40,7 +40,7 @@ function stripQuotes(value: string): string {
  * The datanet fields a message proposes: a JSON object in the message, or `field: value` lines
  * (aliases such as "name", "symbol", "decimals" accepted), or "called/named X" for the name. Pure.
  */
-export function extractDatanetProposal(message: string): Partial<Record<DraftFieldKey, string>> {
+export function extractSubnetProposal(message: string): Partial<Record<DraftFieldKey, string>> {
   const proposal: Partial<Record<DraftFieldKey, string>> = {};
   const json = parseJsonObject(message);
   if (json) {
@@ -97,7 +97,7 @@ function problemOf(key: DraftFieldKey, value: string): string | undefined {
 }
 
 /** Each draft field checked against its bound; missing fields have `ok: false` and no value. Pure. */
-export function checkDatanetProposal(proposal: Partial<Record<DraftFieldKey, string>>): FieldCheck[] {
+export function checkSubnetProposal(proposal: Partial<Record<DraftFieldKey, string>>): FieldCheck[] {
   return DATANET_DRAFT_FIELDS.map(({ key, label, rule }) => {
     const value = proposal[key];
     if (value === undefined || value.trim() === "") return { key, label, rule, value: undefined, ok: false, problem: "is missing" };

@@ -1,10 +1,10 @@
 import { fileTypeFromBuffer } from "file-type";
 import { badRequest, conflict } from "../../../http/errors";
 import type { EvalContext } from "../../context";
-import { sha256Hex } from "../../ids";
+import { sha256Hex } from "../../../lib/crypto";
 import { LIMITS } from "../../limits";
-import type { AttachmentBinding } from "../eval-requests/queries";
-import { findUploadForAccount } from "../eval-requests/queries";
+import type { AttachmentBinding } from "../../repositories/eval-requests";
+import { findUploadForAccount } from "../../repositories/eval-requests";
 
 // What file-type reports for bytes that are, for our purpose, the declared type.
 const DETECTED_AS: Record<string, string> = {

@@ -1,0 +1,9 @@
+/** Chat resource: wires chat.routes.ts to chat.handlers.ts. */
+import { createRouter } from "../../../http/create-app";
+import type { ChatEnv } from "../../context";
+import * as handlers from "./chat.handlers";
+import * as routes from "./chat.routes";
+
+export const chatRouter = createRouter<ChatEnv>()
+  .openapi(routes.chatRoute, handlers.chat)
+  .openapi(routes.historyRoute, handlers.history);

@@ -1,0 +1,90 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { walletAuth } from "../../middleware";
+import { errorResponse, jsonContent } from "../../../http/openapi";
+import { CHAT_MODES } from "../../services/assistant/classifier";
+
+export const MESSAGE_MAX = 4_000;
+
+const ChatRequest = z
+  .object({
+    message: z
+      .string()
+      .max(MESSAGE_MAX)
+      .refine((value) => value.trim().length > 0, "must not be empty")
+      // PostgreSQL text cannot hold NUL: refuse it here (400) rather than fail on insert
+      .refine((value) => !value.includes("\u0000"), "must not contain NUL characters")
+      .openapi({ description: "At most 4000 characters" }),
+    sessionId: z.guid().optional().openapi({ description: "Continue this session; omit to start a new one" }),
+  })
+  .openapi("ChatRequest");
+
+const Source = z
+  .object({
+    source: z.string().openapi({ description: "Document (docs/<file>.md, the spec) or live record (live:<kind>)" }),
+    title: z.string(),
+    section: z.string(),
+  })
+  .openapi("ChatSource");
+
+const ChatResponse = z
+  .object({
+    sessionId: z.string().openapi({ format: "uuid" }),
+    response: z.string().openapi({ description: "Markdown" }),
+    sources: z.array(Source),
+    mode: z.enum(CHAT_MODES),
+  })
+  .openapi("ChatResponse");
+
+const History = z
+  .object({
+    sessionId: z.string().openapi({ format: "uuid" }),
+    messages: z.array(
+      z.object({
+        role: z.enum(["user", "assistant"]),
+        content: z.string(),
+        timestamp: z.string().openapi({ format: "date-time" }),
+      }),
+    ),
+    createdAt: z.string().openapi({ format: "date-time" }),
+    updatedAt: z.string().openapi({ format: "date-time", description: "Time of the last message" }),
+  })
+  .openapi("ChatHistory");
+
+const security = [{ walletSession: [] }];
+
+export const chatRoute = createRoute({
+  operationId: "chat",
+  middleware: [walletAuth] as const,
+  method: "post",
+  path: "/chat",
+  tags: ["Chat"],
+  summary: "Ask the assistant; the server picks the mode (rag, subnet-creation, minting, emissions)",
+  security,
+  request: { body: { content: { "application/json": { schema: ChatRequest } }, required: true } },
+  responses: {
+    200: jsonContent(ChatResponse, "The assistant's reply"),
+    400: errorResponse("Missing, empty or too long message, or a malformed sessionId"),
+    401: errorResponse("Missing, expired or invalid session token"),
+    404: errorResponse("Unknown or expired session, or another wallet's"),
+    429: errorResponse("Rate limited"),
+  },
+});
+
+export const historyRoute = createRoute({
+  operationId: "history",
+  middleware: [walletAuth] as const,
+  method: "get",
+  path: "/chat/{sessionId}/history",
+  tags: ["Chat"],
+  summary: "A session's messages, readable only by the wallet that created it",
+  security,
+  request: {
+    params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" }, format: "uuid" }) }),
+  },
+  responses: {
+    200: jsonContent(History, "The session's messages, oldest first"),
+    401: errorResponse("Missing, expired or invalid session token"),
+    404: errorResponse("Unknown or expired session, or another wallet's"),
+    429: errorResponse("Rate limited"),
+  },
+});

@@ -1,0 +1,94 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { chainReady } from "../../../http/middleware";
+import { walletAuth } from "../../middleware";
+import { errorResponse, jsonContent } from "../../../http/openapi";
+
+const PodIdParam = z.object({
+  podId: z.string().openapi({ param: { name: "podId", in: "path" }, description: "On-chain token id", example: "1" }),
+});
+
+const FromEpochQuery = z.object({
+  fromEpoch: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "fromEpoch", in: "query" },
+      description: "First epoch to scan; default: the oldest epoch with something unclaimed",
+      example: "1",
+    }),
+});
+
+const EpochEntry = z
+  .object({
+    epoch: z.number().int(),
+    amount: z.string().openapi({ description: "CORE, exact decimal string" }),
+    claimed: z.boolean(),
+    amountPrimaryToken: z
+      .string()
+      .optional()
+      .openapi({ description: "The datanet's primary token, exact decimal string; present when non-zero" }),
+  })
+  .openapi("EmissionEpoch");
+
+const EmissionsResponse = z
+  .object({
+    podId: z.number().int(),
+    currentEpoch: z.number().int(),
+    totalClaimable: z.string().openapi({ description: "CORE due over the scanned epochs, exact decimal string" }),
+    epochs: z.array(EpochEntry),
+    moreEpochsAvailable: z.boolean(),
+    totalClaimablePrimaryToken: z.string().optional(),
+  })
+  .openapi("PodEmissions");
+
+const ClaimResponse = z
+  .object({
+    podId: z.number().int(),
+    claimed: z.boolean(),
+    totalClaimed: z.string().openapi({ description: "CORE paid by the claims, exact decimal string" }),
+    txHashes: z.array(z.string()),
+    moreEpochsAvailable: z.boolean(),
+    totalClaimedPrimaryToken: z.string().optional(),
+  })
+  .openapi("PodEmissionsClaim");
+
+const security = [{ walletSession: [] }];
+
+export const checkRoute = createRoute({
+  operationId: "checkEmissions",
+  middleware: [walletAuth, chainReady] as const,
+  method: "get",
+  path: "/pods/{podId}/emissions",
+  tags: ["Emissions"],
+  summary: "The pod owner's emissions per epoch (at most 50 epochs per call)",
+  security,
+  request: { params: PodIdParam, query: FromEpochQuery },
+  responses: {
+    200: jsonContent(EmissionsResponse, "Emissions of the scanned epochs"),
+    400: errorResponse("Invalid podId or fromEpoch"),
+    401: errorResponse("Missing, expired or invalid session token"),
+    404: errorResponse("No such token on-chain"),
+    429: errorResponse("Rate limited"),
+    503: errorResponse("Chain or indexer unavailable"),
+  },
+});
+
+export const claimRoute = createRoute({
+  operationId: "claimEmissions",
+  middleware: [walletAuth, chainReady] as const,
+  method: "post",
+  path: "/pods/{podId}/emissions/claim",
+  tags: ["Emissions"],
+  summary: "Claim the pod owner's emissions: one transaction per unclaimed epoch (at most 50 epochs per call)",
+  security,
+  request: { params: PodIdParam, query: FromEpochQuery },
+  responses: {
+    200: jsonContent(ClaimResponse, "Claims sent and confirmed"),
+    400: errorResponse("Invalid podId or fromEpoch, or nothing to claim"),
+    401: errorResponse("Missing, expired or invalid session token"),
+    403: errorResponse("The caller does not own the pod"),
+    404: errorResponse("No such token on-chain"),
+    429: errorResponse("Rate limited"),
+    503: errorResponse("Chain, server wallet or indexer unavailable"),
+  },
+});

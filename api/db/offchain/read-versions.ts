@@ -1,0 +1,13 @@
+import { bigint, integer } from "drizzle-orm/pg-core";
+import { offchain } from "./shared";
+
+/**
+ * Off-chain change counter of the read cache (api/http/read-version.ts): a statement trigger on
+ * every platform table adds 1 to one of these slots (chosen by backend pid, so concurrent writers
+ * rarely wait on one row) in the writing transaction; the version is the sum of all slots.
+ * Created with its 16 slots and the triggers by migration 0003.
+ */
+export const readVersions = offchain.table("read_versions", {
+  slot: integer("slot").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull().default(0),
+});

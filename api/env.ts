@@ -1,0 +1,252 @@
+/**
+ * The API's environment: every variable of the three surfaces and the identity provider, in one
+ * zod schema, parsed once per environment object. Surface configs (api/config.ts,
+ * api/platform/config.ts, api/chat/config.ts, api/eval/config.ts, the idp cookie) derive from it.
+ * Empty strings count as unset, as they do in most .env tooling.
+ */
+import { getAddress, isAddress, isHex } from "viem";
+import { z } from "zod";
+
+export type RawEnv = Record<string, string | undefined>;
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+const count = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+const httpUrl = z.url({ protocol: /^https?$/ });
+const decimal = z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number such as 0.05");
+const address = z
+  .string()
+  .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+  .transform((value) => getAddress(value));
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = "pretty" | "json";
+
+/** Where the local setup keeps its generated stats bearer key when STATS_API_KEYS is unset. */
+export const DEFAULT_STATS_API_KEY_FILE = ".data/platform/stats-api-key";
+export const DEFAULT_CORE_PRICE_USD = "0.05";
+export const DEFAULT_LOCAL_IDP_KEY_FILE = ".data/idp/local-idp-key.json";
+export const DEFAULT_EXPLORER_URL = "https://basescan.org";
+export const DEFAULT_OEMBED_URL = "https://publish.twitter.com/oembed";
+export const DEFAULT_X_API_URL = "https://api.x.com/2";
+
+/** A subscription package sold for every public datanet; its price is the datanet's on-chain CORE access fee. */
+export interface SubscriptionPackageConfig {
+  id: string;
+  subscriptionDays: number;
+}
+
+export const DEFAULT_SUBSCRIPTION_PACKAGES: SubscriptionPackageConfig[] = [{ id: "monthly", subscriptionDays: 30 }];
+
+const packagesSchema = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(
+        z.object({
+          id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "package ids are 1-64 letters, digits, '-' or '_'"),
+          subscriptionDays: z.number().int().min(1).max(3650),
+        }),
+      )
+      .min(1)
+      .refine((list) => new Set(list.map((p) => p.id)).size === list.length, "package ids must be unique"),
+  );
+
+/** The process: database, ports, bind address, indexer, logs, rate limits. */
+const serverVariables = {
+  /** Unset: the API starts the project's embedded PostgreSQL server (ops/postgres). */
+  DATABASE_URL: z.url().optional(),
+  /** Address the three surfaces bind; 0.0.0.0 (or ::) to accept connections from other machines. */
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PLATFORM_PORT: port.default(3000),
+  CHAT_PORT: port.default(3001),
+  EVAL_PORT: port.default(3002),
+  PONDER_URL: z.url().default("http://127.0.0.1:42069"),
+  PONDER_VIEWS_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, "must be a lower-case PostgreSQL identifier")
+    .default("chain"),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** Default: pretty when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
+  RATE_LIMIT_POINTS: positiveInt.default(120),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** When true, the client IP is the last X-Forwarded-For entry, the one the nearest proxy appended; only behind a proxy. */
+  TRUST_PROXY: z.stringbool().default(false),
+  /** /ready is 503 while the indexed head trails the chain head by more than this many blocks… */
+  INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(10),
+  /** …or this many seconds of chain time. */
+  INDEXER_MAX_LAG_SECONDS: z.coerce.number().int().min(0).default(60),
+};
+
+/** The identity provider whose `idp-token` cookie the Platform API accepts. */
+const idpVariables = {
+  IDP_JWKS_URL: z.url().optional(),
+  /** A PEM (SPKI) public key or a JSON JWK, instead of a JWKS URL. */
+  IDP_PUBLIC_KEY: z.string().optional(),
+  IDP_ALGORITHMS: z.string().default("ES256,RS256,EdDSA"),
+  IDP_ISSUER: z.string().default("local-idp"),
+  IDP_AUDIENCE: z.string().default("datamarket-platform"),
+  /** Claim that carries the user's wallet address. */
+  IDP_WALLET_CLAIM: z.string().default("wallet_address"),
+  IDP_LOCAL_KEY_FILE: z.string().default(DEFAULT_LOCAL_IDP_KEY_FILE),
+};
+
+const platformVariables = {
+  /** Comma-separated bearer keys for /stats/summary and /stats/subnets/{id}. */
+  STATS_API_KEYS: z.string().optional(),
+  /** Local setup only: file holding a generated key used when STATS_API_KEYS is unset. */
+  STATS_API_KEY_FILE: z.string().default(DEFAULT_STATS_API_KEY_FILE),
+  /** Fixed CORE price in USD (used unless CORE_PRICE_FEED_ADDRESS is set). */
+  CORE_PRICE_USD: decimal.default(DEFAULT_CORE_PRICE_USD),
+  /** Chainlink-style aggregator (latestRoundData/decimals) quoting CORE in USD, on the protocol's chain. */
+  CORE_PRICE_FEED_ADDRESS: address.optional(),
+  /** How long a feed answer is reused before the feed is read again. */
+  CORE_PRICE_FEED_CACHE_SECONDS: positiveInt.default(60),
+  /** A feed answer older than this (by its updatedAt) is refused as stale. */
+  CORE_PRICE_FEED_MAX_AGE_SECONDS: positiveInt.default(86_400),
+  /** Confirmations a txHash needs before a mint, publish or parameter update is recorded. */
+  TX_MIN_CONFIRMATIONS: positiveInt.default(1),
+  /** Key that sends PodManager.invalidatePod for `npm run moderate -- ban` (default on a local chain: the devnet deployer). */
+  MODERATOR_PRIVATE_KEY: z
+    .string()
+    .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
+    .optional(),
+  /** JSON list of `{ id, subscriptionDays }`. */
+  SUBSCRIPTION_PACKAGES: packagesSchema.optional(),
+  /** Confirmations a package payment needs before its order is VERIFIED. */
+  ORDER_MIN_CONFIRMATIONS: count(1, 1_000),
+  /** Cap on each array of a dataset download. */
+  DATASET_MAX_ITEMS: count(1_000, 100_000),
+  /** Cap on the public vote list of one pod and epoch. */
+  PUBLIC_VOTES_MAX_ITEMS: count(1_000, 100_000),
+  /** Cap on a pod's comment list (the most recent, oldest first). */
+  COMMENTS_MAX_ITEMS: count(500, 100_000),
+};
+
+const chatVariables = {
+  /** Named in the sign-in message. */
+  CHAT_SERVICE_NAME: z.string().min(1).max(100).default("Data-Market Chat Server"),
+  /** Block explorer base; links are `${base}/tx/${hash}`. */
+  CHAT_EXPLORER_URL: httpUrl.default(DEFAULT_EXPLORER_URL),
+  /** The wallet that sends mints and claims (pays gas and the CORE publishing fee). */
+  CHAT_SERVER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+    .optional(),
+  /** How long a mint waits for its receipt before answering with `podId: null`. */
+  CHAT_MINT_RECEIPT_TIMEOUT_MS: positiveInt.default(20_000),
+  /** How long a claim waits for each receipt. */
+  CHAT_CLAIM_RECEIPT_TIMEOUT_MS: positiveInt.default(60_000),
+  CHAT_POST_SOURCE: z.enum(["oembed", "x-api"]).default("oembed"),
+  CHAT_OEMBED_URL: httpUrl.default(DEFAULT_OEMBED_URL),
+  CHAT_X_API_URL: httpUrl.default(DEFAULT_X_API_URL),
+  CHAT_X_BEARER_TOKEN: z.string().min(1).optional(),
+  CHAT_POST_TIMEOUT_MS: positiveInt.default(5_000),
+  CHAT_POST_MAX_BYTES: positiveInt.default(256 * 1024),
+  CHAT_LLM_BASE_URL: httpUrl.optional(),
+  CHAT_LLM_API_KEY: z.string().min(1).optional(),
+  CHAT_LLM_MODEL: z.string().min(1).optional(),
+  CHAT_LLM_TIMEOUT_MS: positiveInt.default(20_000),
+  /** Folder of the project's markdown docs (the assistant's knowledge), relative to the repository root. */
+  CHAT_DOCS_DIR: z.string().min(1).default("docs"),
+  /** An extra specification file for the assistant, relative to the repository root; none by default. */
+  SPEC_FILE: z.string().min(1).optional(),
+};
+
+const evalVariables = {
+  NODE_ENV: z.string().optional(),
+  /** `POST /keys` hands out keys to anyone (rate-limited per IP). Default: on, except with NODE_ENV=production. */
+  EVAL_API_KEYS_OPEN_ISSUANCE: z.stringbool().optional(),
+  /** Budget of `POST /keys` per client IP and window. */
+  EVAL_KEYS_RATE_LIMIT_POINTS: positiveInt.default(5),
+  EVAL_KEYS_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(3600),
+  EVAL_STORAGE: z.enum(["local", "s3"]).default("local"),
+  /** Local store: where attachment bytes (and the generated URL-signing secret) live. */
+  EVAL_STORAGE_DIR: z.string().min(1).default(".data/attachments"),
+  /** HMAC key of the local store's signed URLs; generated and kept in EVAL_STORAGE_DIR when unset. */
+  EVAL_URL_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** The public `{eval_url}` (with its /api/v1 prefix) used to build the local store's URLs; default: the request's own origin + /api/v1. */
+  EVAL_PUBLIC_URL: z.url().optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  /** S3-compatible endpoint (MinIO, R2, ...); unset for AWS itself. */
+  S3_ENDPOINT: z.url().optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  /** Prefix of every object key the service writes. */
+  S3_PREFIX: z.string().default("eval-attachments/"),
+  /** OpenAI-compatible judge: enabled when EVAL_JUDGE_BASE_URL and EVAL_JUDGE_MODEL are set. */
+  EVAL_JUDGE_BASE_URL: z.url().optional(),
+  EVAL_JUDGE_API_KEY: z.string().min(1).optional(),
+  EVAL_JUDGE_MODEL: z.string().min(1).optional(),
+  EVAL_JUDGE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(60),
+  EVAL_WORKER_ENABLED: z.stringbool().default(true),
+  EVAL_WORKER_POLL_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
+};
+
+type Issue = { path: string; message: string };
+
+/** Rules that tie two variables together. */
+function crossChecks(e: z.infer<z.ZodObject<typeof chatVariables & typeof evalVariables>>): Issue[] {
+  const issues: Issue[] = [];
+  if (e.CHAT_LLM_BASE_URL && !e.CHAT_LLM_MODEL) {
+    issues.push({ path: "CHAT_LLM_MODEL", message: "required when CHAT_LLM_BASE_URL is set" });
+  }
+  if (e.CHAT_POST_SOURCE === "x-api" && !e.CHAT_X_BEARER_TOKEN) {
+    issues.push({ path: "CHAT_X_BEARER_TOKEN", message: "required when CHAT_POST_SOURCE=x-api" });
+  }
+  if (e.EVAL_STORAGE === "s3" && !e.S3_BUCKET) issues.push({ path: "S3_BUCKET", message: "required when EVAL_STORAGE=s3" });
+  if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
+    issues.push({ path: "S3_SECRET_ACCESS_KEY", message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together" });
+  }
+  if (Boolean(e.EVAL_JUDGE_BASE_URL) !== Boolean(e.EVAL_JUDGE_MODEL)) {
+    issues.push({ path: "EVAL_JUDGE_MODEL", message: "EVAL_JUDGE_BASE_URL and EVAL_JUDGE_MODEL go together" });
+  }
+  return issues;
+}
+
+const envSchema = z
+  .object({ ...serverVariables, ...idpVariables, ...platformVariables, ...chatVariables, ...evalVariables })
+  .superRefine((env, ctx) => {
+    for (const { path, message } of crossChecks(env)) ctx.addIssue({ code: "custom", path: [path], message });
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Every variable the API reads (.env.example lists each; a test holds them together). */
+export const API_VARIABLES = Object.keys({ ...serverVariables, ...idpVariables, ...platformVariables, ...chatVariables, ...evalVariables });
+
+const parsedEnvs = new WeakMap<object, Env>();
+
+/**
+ * The API's settings from `env` (default: process.env), parsed once per object. Throws one readable
+ * error listing every invalid variable.
+ */
+export function parseEnv(env: RawEnv = process.env): Env {
+  const cached = parsedEnvs.get(env);
+  if (cached) return cached;
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(defined);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  parsedEnvs.set(env, parsed.data);
+  return parsed.data;
+}
+
+/** Only the variables that are set (not empty): what chain/ reads for the RPC and contract addresses. */
+export function definedEnv(env: RawEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+}

@@ -1,1 +1,0 @@
-export { issueKeyForNewAccount } from "../../keys";

@@ -1,0 +1,54 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, jsonContent } from "../../../http/openapi";
+
+const KeyParams = z.object({
+  key: z.string().openapi({ param: { name: "key", in: "path" }, example: "att_0123456789abcdef0123456789abcdef" }),
+});
+
+const SignedQuery = z.object({
+  expires: z.string().optional().openapi({ param: { name: "expires", in: "query" }, description: "Unix seconds" }),
+  signature: z.string().optional().openapi({ param: { name: "signature", in: "query" } }),
+});
+
+export const localUploadRoute = createRoute({
+  operationId: "uploadAttachmentBytes",
+  method: "put",
+  path: "/storage/uploads/{key}",
+  tags: ["Attachments"],
+  summary: "Upload URL of the built-in store (signed; PUT only)",
+  description:
+    "The `uploadUrl` handed out by POST /agents/eval-requests/attachments when the local store is in use. " +
+    "The signature is the capability (no API key). Bodies over 2 MB are cut at 2 MB + 1 byte and answered 413; " +
+    "such a file is then rejected at submit.",
+  request: {
+    params: KeyParams,
+    query: SignedQuery,
+    body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+  },
+  responses: {
+    200: jsonContent(z.object({ key: z.string(), size: z.number().int() }), "Stored"),
+    403: errorResponse("Invalid or expired signature"),
+    405: errorResponse("Any method but PUT"),
+    413: errorResponse("Larger than 2 MB"),
+  },
+});
+
+export const localDownloadRoute = createRoute({
+  operationId: "downloadAttachmentBytes",
+  method: "get",
+  path: "/storage/downloads/{key}",
+  tags: ["Attachments"],
+  summary: "Download URL of the built-in store (signed; GET only)",
+  request: {
+    params: KeyParams,
+    query: SignedQuery.extend({
+      contentType: z.string().optional().openapi({ param: { name: "contentType", in: "query" } }),
+      filename: z.string().optional().openapi({ param: { name: "filename", in: "query" } }),
+    }),
+  },
+  responses: {
+    200: { description: "The attachment bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+    403: errorResponse("Invalid or expired signature"),
+    404: errorResponse("No such attachment"),
+  },
+});

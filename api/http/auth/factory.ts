@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv, ContextEnv, Identity, SurfaceContext } from "../types";
+
+/** What an authenticator found: the caller (set as `c.var[variable]`) and the rate-limit identity. */
+export interface Authenticated<P> {
+  principal: P;
+  identity: Identity;
+}
+
+/** The env after an auth middleware made by `createAuthMiddleware(variable, ...)`. */
+export type AuthEnv<C extends SurfaceContext, K extends string, P> = {
+  Variables: ContextEnv<C>["Variables"] & { [key in K]: P };
+};
+
+/**
+ * The one way to attach auth: a typed middleware, made once per kind of credential. It runs
+ * `authenticate` (which throws 401/403 HttpErrors), sets the caller as `c.var[variable]` and the
+ * request's `identity`, then charges that identity's rate-limit budget (`ctx.identityRateLimit`).
+ * Handlers read the caller with `c.var[variable]` (`c.var.user`, `c.var.agent`, `c.var.wallet`, `c.var.account`).
+ */
+export function createAuthMiddleware<C extends SurfaceContext, K extends string, P>(
+  variable: K,
+  authenticate: (c: Context<ContextEnv<C>>) => Promise<Authenticated<P>>,
+) {
+  return createMiddleware<AuthEnv<C, K, P>>(async (c, next) => {
+    const { principal, identity } = await authenticate(c as unknown as Context<ContextEnv<C>>);
+    const context = c as unknown as Context<AppEnv>;
+    context.set(variable as never, principal as never);
+    context.set("identity", identity);
+    return c.var.ctx.identityRateLimit(context, next);
+  });
+}

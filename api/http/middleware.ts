@@ -1,0 +1,26 @@
+/** Middleware shared by the surfaces; each reads what it needs from `c.var.ctx`. */
+import type { Context, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { assertChainReady } from "./readiness";
+import type { AppEnv, ContextEnv, SurfaceContext } from "./types";
+
+type BaseEnv = ContextEnv<SurfaceContext>;
+
+/** Sets `c.var.ctx` for every later middleware and handler; the first middleware of a surface. */
+export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHandler<ContextEnv<C>> {
+  return createMiddleware<ContextEnv<C>>(async (c, next) => {
+    c.set("ctx", ctx);
+    await next();
+  });
+}
+
+/** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
+export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
+  await assertChainReady(c.var.ctx.pool, c.var.ctx.viewsSchema);
+  await next();
+});
+
+/** The per-identity budget, after an auth middleware has set `identity`. */
+export const identityRateLimit = createMiddleware<BaseEnv>((c, next) =>
+  c.var.ctx.identityRateLimit(c as unknown as Context<AppEnv>, next),
+);

@@ -1,0 +1,171 @@
+/**
+ * Response cache of the public reads, keyed by URL and valid for one read version (indexer
+ * checkpoint + off-chain change counter, see read-version.ts): any indexed block that changes
+ * the checkpoint, and any off-chain write, empties it. Per process: each replica fills its own
+ * cache, and since every request first reads the version (a probe shared by concurrent requests),
+ * no replica serves a response older than the data committed when the request arrived.
+ *
+ * - only GET of the listed paths, without an `Authorization` header, and only 200 answers;
+ * - single flight: concurrent misses of one URL run the handler once; while it runs, the others
+ *   get the answer it replaces if that one is of the same version (past its TTL) or of the
+ *   version before, when only the checkpoint moved and at most `maxStaleMs` ago (so an indexed
+ *   vote shows within maxStaleMs + one computation; an off-chain write is never served stale);
+ * - `ETag` (hash of the body, so equal across replicas) and `If-None-Match` → 304;
+ *   `Cache-Control: public, no-cache` (clients and proxies may store, must revalidate);
+ * - bounded: at most `maxEntries` responses and `maxBytes` bytes, oldest dropped first, and an
+ *   entry is recomputed after `ttlMs` even without a version change (time-dependent fields).
+ */
+import { createHash } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import type { ReadVersion } from "./read-version";
+import type { AppEnv } from "./types";
+
+export interface ResponseCacheOptions {
+  version: ReadVersion;
+  /** Whether the request's path may be cached (the caller lists its public read routes). */
+  cacheable: (path: string) => boolean;
+  maxEntries?: number;
+  maxBytes?: number;
+  ttlMs?: number;
+  /**
+   * After the indexer's checkpoint moves, the previous answer of a URL may still be served to
+   * requests that arrive while the new one is computed, for at most this long (default 900 ms: with the probe, within the 1 s freshness target).
+   */
+  maxStaleMs?: number;
+}
+
+interface Entry {
+  body: Uint8Array;
+  contentType: string;
+  etag: string;
+  storedAt: number;
+  /** The read version it was computed at. */
+  version: string;
+}
+
+/** "checkpoint:offchain" → "offchain" (see read-version.ts). */
+const offchainPart = (version: string) => version.slice(version.lastIndexOf(":") + 1);
+
+export const CACHE_CONTROL = "public, no-cache";
+export const CACHE_STATUS_HEADER = "x-cache";
+
+export interface ResponseCache {
+  middleware: MiddlewareHandler<AppEnv>;
+  /** Entries held (tests, metrics). */
+  size(): number;
+}
+
+export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxBytes = options.maxBytes ?? 64 * 2 ** 20;
+  const ttlMs = options.ttlMs ?? 10_000;
+  const maxStaleMs = options.maxStaleMs ?? 900;
+  let version: string | undefined;
+  /** Recent versions in the order this process saw them, with when it first saw each. */
+  const history: Array<{ version: string; seenAt: number }> = [];
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  /** The computation of a URL at a version (single flight). */
+  const pending = new Map<string, Promise<Entry | undefined>>();
+  /** The latest computation of a URL, whatever its version: at most one per URL at a time. */
+  const running = new Map<string, Promise<unknown>>();
+
+  const advance = (to: string) => {
+    version = to;
+    history.push({ version: to, seenAt: Date.now() });
+    if (history.length > 64) history.shift();
+  };
+
+  /**
+   * May `entry` answer a request at version `seen` while the fresh answer is being computed?
+   * Yes for an entry of this version past its TTL, and for one of an older version when only the
+   * indexer's checkpoint moved since (never an off-chain write) and the version that replaced
+   * it was first seen less than maxStaleMs ago.
+   */
+  const servableWhileRefreshing = (entry: Entry, seen: string): boolean => {
+    if (entry.version === seen) return true;
+    if (offchainPart(entry.version) !== offchainPart(seen)) return false;
+    const i = history.findIndex((h) => h.version === entry.version);
+    const replacedAt = i >= 0 ? history[i + 1]?.seenAt : undefined;
+    return replacedAt !== undefined && Date.now() - replacedAt < maxStaleMs;
+  };
+
+  const store = (key: string, entry: Entry) => {
+    const old = entries.get(key);
+    if (old) {
+      bytes -= old.body.byteLength;
+      entries.delete(key);
+    }
+    if (entry.body.byteLength > maxBytes / 4) return;
+    entries.set(key, entry);
+    bytes += entry.body.byteLength;
+    for (const [k, e] of entries) {
+      if (entries.size <= maxEntries && bytes <= maxBytes) break;
+      entries.delete(k);
+      bytes -= e.body.byteLength;
+    }
+  };
+
+  const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
+    const headers = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+    if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === entry.etag || tag.trim() === "*")) {
+      return c.body(null, 304, headers);
+    }
+    return c.body(entry.body as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": entry.contentType });
+  };
+
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (c.req.method !== "GET" || !options.cacheable(c.req.path) || c.req.header("authorization")) return next();
+    const seen = await options.version.current();
+    if (seen === undefined) return next();
+    if (seen !== version) advance(seen);
+    const key = c.req.url;
+    const ifNoneMatch = c.req.header("if-none-match");
+
+    const cached = entries.get(key);
+    if (cached && cached.version === seen && Date.now() - cached.storedAt < ttlMs) {
+      return answer(c, cached, ifNoneMatch, "hit");
+    }
+
+    const flightKey = `${seen}\n${key}`;
+    const shared = pending.get(flightKey);
+    if (shared) {
+      // someone computes the fresh answer: the entry being replaced may serve meanwhile
+      if (cached && servableWhileRefreshing(cached, seen)) return answer(c, cached, ifNoneMatch, "stale");
+      const entry = await shared;
+      if (entry) return answer(c, entry, ifNoneMatch, "hit");
+      return next(); // the leader's answer was not cacheable: run the handler
+    }
+
+    let settle!: (entry: Entry | undefined) => void;
+    const flight = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    pending.set(flightKey, flight);
+    let entry: Entry | undefined;
+    const prior = running.get(key);
+    running.set(key, flight);
+    try {
+      // one computation per URL at a time: a new block does not pile up queries behind a slow one
+      if (prior) await prior;
+      await next();
+      const res = c.res;
+      const contentType = res.headers.get("content-type") ?? "";
+      if (res.status === 200 && contentType.startsWith("application/json") && !res.headers.has("set-cookie")) {
+        const body = new Uint8Array(await res.arrayBuffer());
+        const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
+        entry = { body, contentType, etag, storedAt: Date.now(), version: seen };
+        // computed from data at least as new as `seen`: keep it unless a newer version is known
+        if (version === seen) store(key, entry);
+        c.res = new Response(body, res);
+        c.header("etag", etag);
+        c.header("cache-control", CACHE_CONTROL);
+        c.header(CACHE_STATUS_HEADER, "miss");
+      }
+    } finally {
+      settle(entry);
+      pending.delete(flightKey);
+      if (running.get(key) === flight) running.delete(key);
+    }
+  };
+
+  return { middleware, size: () => entries.size };
+}

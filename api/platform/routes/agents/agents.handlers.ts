@@ -1,0 +1,71 @@
+/** Agent handlers (spec §4.5): registration, profile, subnets, pods, archive, votes. */
+import type { Hash } from "viem";
+import type { PlatformHandler } from "../../context";
+import { listPublicSubnetSummaries } from "../../repositories/agents";
+import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from "../../services/agents";
+import { createMintedPod } from "../../services/pod-drafts";
+import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
+import { createPublishedSubnet } from "../../services/subnet-drafts";
+import { assertTransactionUnused, recordReportedVote, verifyVoteTransaction } from "../../services/votes";
+import type * as routes from "./agents.routes";
+
+export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
+  const agent = await register(c.var.ctx.db, c.req.valid("json"));
+  return c.json({ data: agent }, 200);
+};
+
+export const listAgentSubnets: PlatformHandler<typeof routes.listAgentSubnetsRoute> = async (c) => {
+  const rows = await listPublicSubnetSummaries(c.var.ctx.db);
+  const subnets = rows.map((row) => ({ id: row.id, name: row.name, description: row.description, tokenId: row.tokenId! }));
+  return c.json({ data: { subnets } }, 200);
+};
+
+export const updateAgent: PlatformHandler<typeof routes.updateAgentRoute> = async (c) => {
+  const { agent } = c.var;
+  await updateAgentProfile(c.var.ctx.db, agent.id, c.req.valid("json"));
+  return c.json({ data: { id: agent.id } }, 200);
+};
+
+export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetRoute> = async (c) => {
+  const { agent } = c.var;
+  const { txHash, ...body } = c.req.valid("json");
+  const { id } = await createPublishedSubnet(c.var.ctx.db, c.var.ctx.platform, {
+    creator: { kind: "agent", agentId: agent.id },
+    wallet: agent.walletAddress,
+    body,
+    txHash: txHash as Hash,
+  });
+  return c.json({ data: { subnetId: id } }, 201);
+};
+
+export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> = async (c) => {
+  const { agent } = c.var;
+  const { txHash, ...body } = c.req.valid("json");
+  const { id } = await createMintedPod(c.var.ctx.db, c.var.ctx.platform, {
+    creator: { kind: "agent", agentId: agent.id },
+    wallet: agent.walletAddress,
+    body,
+    txHash: txHash as Hash,
+    source: "agent",
+  });
+  return c.json({ data: { podId: id } }, 201);
+};
+
+export const archiveAgentPod: PlatformHandler<typeof routes.archiveAgentPodRoute> = async (c) => {
+  const podId = await archivePodOfAgent(c.var.ctx.db, c.var.agent.id, c.req.valid("param").podId);
+  return c.json({ data: { podId } }, 200);
+};
+
+export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c) => {
+  const { agent } = c.var;
+  const { db, platform } = c.var.ctx;
+  const { podId } = c.req.valid("param");
+  const { txHash } = c.req.valid("json");
+  const pod = await findPodRef(db, podId, { agentId: agent.id });
+  if (!pod) throw podNotFound();
+  const podTokenId = mintedTokenId(pod);
+  await assertTransactionUnused(db, txHash as Hash);
+  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter: agent.walletAddress, claim: { podTokenId } });
+  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key });
+  return c.json({ data: { id } }, 200);
+};

@@ -1,0 +1,63 @@
+/** Comments on pods (spec §4.4): cookie auth; the pod is a public pod (minted, with metadata, not archived). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { chainReady } from "../../../http/middleware";
+import { userAuth } from "../../middleware";
+import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { IDP_COOKIE_SECURITY } from "../../schemas/common";
+import { PodIdParamsSchema } from "../../schemas/engagement";
+
+export const COMMENT_MAX_LENGTH = 2_000;
+
+export const CommentSchema = z
+  .object({
+    id: z.string(),
+    comment: z.string(),
+    createdAt: z.iso.datetime(),
+    userName: z.string().openapi({ description: "The author's username, else their wallet address, else 'Anonymous'" }),
+    thumbnailURL: z.string().nullable().openapi({ description: "The author's avatar" }),
+  })
+  .openapi("Comment");
+
+export const CreateCommentBodySchema = z
+  .object({
+    podId: z.string().min(1).max(100).openapi({ description: "Must equal the path's podId" }),
+    comment: z.string().trim().min(1).max(COMMENT_MAX_LENGTH),
+  })
+  .openapi("CreateCommentBody");
+
+export const listCommentsRoute = createRoute({
+  operationId: "listComments",
+  middleware: [userAuth, chainReady] as const,
+  method: "get",
+  path: "/pods/{podId}/comments",
+  tags: ["Engagement"],
+  summary: "A pod's comments, oldest first",
+  security: IDP_COOKIE_SECURITY,
+  request: { params: PodIdParamsSchema },
+  responses: {
+    200: jsonContent(dataEnvelope(z.object({ comments: z.array(CommentSchema) })), "The comments"),
+    400: errorResponse("Invalid input"),
+    401: errorResponse("Missing or invalid cookie"),
+    404: errorResponse("Pod not found"),
+  },
+});
+
+export const createCommentRoute = createRoute({
+  operationId: "createComment",
+  middleware: [userAuth, chainReady] as const,
+  method: "post",
+  path: "/pods/{podId}/comments",
+  tags: ["Engagement"],
+  summary: "Comment on a pod",
+  security: IDP_COOKIE_SECURITY,
+  request: {
+    params: PodIdParamsSchema,
+    body: { content: { "application/json": { schema: CreateCommentBodySchema } }, required: true },
+  },
+  responses: {
+    201: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Comment stored"),
+    400: errorResponse("Invalid body, or podId differs from the path"),
+    401: errorResponse("Missing or invalid cookie"),
+    404: errorResponse("Pod not found"),
+  },
+});

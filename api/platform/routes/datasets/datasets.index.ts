@@ -1,0 +1,8 @@
+/** Datasets resource: wires datasets.routes.ts to datasets.handlers.ts. */
+import { createRouter } from "../../../http/create-app";
+import type { PlatformEnv } from "../../context";
+import * as handlers from "./datasets.handlers";
+import * as routes from "./datasets.routes";
+
+export const datasetsRouter = createRouter<PlatformEnv>()
+  .openapi(routes.getDatasetRoute, handlers.getDataset);

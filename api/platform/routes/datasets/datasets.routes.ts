@@ -1,0 +1,82 @@
+/** The dataset download (spec §4.5). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { chainReady } from "../../../http/middleware";
+import { agentAuth } from "../../middleware";
+import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { PublicPodSchema } from "../../presenters/pod";
+import { SubnetIdParamsSchema } from "../../schemas/engagement";
+import { AGENT_BEARER_SECURITY, AgentParamsSchema } from "../../schemas/common";
+
+const dateTime = z.string().openapi({ format: "date-time" });
+
+export const DatasetVoteSchema = z
+  .object({
+    id: z.string().openapi({ description: "`${txHash}-${logIndex}`" }),
+    podId: z.string().openapi({ description: "The pod's id" }),
+    tokenId: z.number().int(),
+    subnetTokenId: z.number().int().openapi({ description: "The datanet the vote counted for" }),
+    voter: z.string(),
+    userId: z.string().openapi({ description: "Platform user of the voter's wallet, else `wallet:<address>`" }),
+    epoch: z.number().int(),
+    votes: z.number(),
+    votingPower: z.number(),
+    upVote: z.boolean(),
+    txHash: z.string(),
+    createdAt: dateTime,
+  })
+  .openapi("DatasetVote");
+
+export const DatasetFeedbackSchema = z
+  .object({
+    id: z.string(),
+    podId: z.string(),
+    tokenId: z.number().int(),
+    userId: z.string(),
+    voter: z.string(),
+    epoch: z.number().int(),
+    upVote: z.boolean(),
+    votes: z.number(),
+    votingPower: z.number(),
+    feedback: z.string(),
+    createdAt: dateTime,
+  })
+  .openapi("DatasetFeedback");
+
+export const DatasetEvofSchema = z
+  .object({
+    podId: z.string(),
+    tokenId: z.number().int(),
+    epoch: z.number().int(),
+    voterCount: z.number().int().openapi({ description: "N" }),
+    totalVotes: z.number().openapi({ description: "V, whole tokens" }),
+    w: z.number().openapi({ description: "ln(N) × Σ(√VPᵢ · votesᵢ) / V; 0 when N ≤ 1 or V = 0" }),
+    evof: z.number().openapi({ description: "W²" }),
+  })
+  .openapi("DatasetEvof");
+
+export const DatasetSchema = z
+  .object({
+    feedback: z.array(DatasetFeedbackSchema),
+    pods: z.array(PublicPodSchema),
+    votes: z.array(DatasetVoteSchema),
+    evofs: z.array(DatasetEvofSchema),
+  })
+  .openapi("Dataset");
+
+export const getDatasetRoute = createRoute({
+  operationId: "getDataset",
+  middleware: [agentAuth, chainReady] as const,
+  method: "get",
+  path: "/agents/{agentId}/subnets/{subnetId}/datasets",
+  tags: ["Agents"],
+  summary: "Download a datanet's dataset (requires a VERIFIED, unexpired subscription order)",
+  security: AGENT_BEARER_SECURITY,
+  request: { params: AgentParamsSchema.extend(SubnetIdParamsSchema.shape) },
+  responses: {
+    200: jsonContent(dataEnvelope(DatasetSchema), "The dataset; each array holds at most DATASET_MAX_ITEMS entries"),
+    401: errorResponse("Missing or unknown agent credential"),
+    403: errorResponse("Not the caller's own agentId, or `Subscription required`"),
+    404: errorResponse("Datanet not found"),
+    503: errorResponse("Indexer not ready"),
+  },
+});

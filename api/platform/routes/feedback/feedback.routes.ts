@@ -1,0 +1,47 @@
+/** Feedback stored alongside a vote (spec §4.4). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { userAuth } from "../../middleware";
+import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { IDP_COOKIE_SECURITY } from "../../schemas/common";
+import { EpochSchema, FeedbackPodParamsSchema } from "../../schemas/engagement";
+
+export const FEEDBACK_MAX_LENGTH = 5_000;
+
+export const FeedbackBodySchema = z
+  .object({
+    podId: z.string().min(1).max(100).openapi({ description: "Must equal the path's id" }),
+    feedback: z.string().trim().min(1).max(FEEDBACK_MAX_LENGTH),
+    epoch: EpochSchema,
+    votingPower: z.number().finite().positive().openapi({
+      description: "Whole tokens; must equal the voting power recorded with the wallet's vote exactly",
+    }),
+    upVote: z.boolean(),
+    privateSubnetId: z.string().min(1).max(100).openapi({
+      description: "The datanet the vote counted for: its id (uuid) or tokenId",
+    }),
+    votes: z.number().finite().positive().openapi({
+      description: "Whole tokens; must equal the wallet's votes on the pod in the epoch in that direction exactly",
+    }),
+  })
+  .openapi("FeedbackBody");
+
+export const createFeedbackRoute = createRoute({
+  operationId: "createFeedback",
+  middleware: [userAuth] as const,
+  method: "post",
+  path: "/feedback/pods/{id}",
+  tags: ["Engagement"],
+  summary: "Store written feedback with the caller wallet's vote on a pod in an epoch",
+  security: IDP_COOKIE_SECURITY,
+  request: {
+    params: FeedbackPodParamsSchema,
+    body: { content: { "application/json": { schema: FeedbackBodySchema } }, required: true },
+  },
+  responses: {
+    201: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Feedback stored"),
+    400: errorResponse("Invalid body, no wallet, or no matching vote of the caller's wallet"),
+    401: errorResponse("Missing or invalid cookie"),
+    404: errorResponse("Pod not found"),
+    409: errorResponse("Feedback already stored for this vote"),
+  },
+});

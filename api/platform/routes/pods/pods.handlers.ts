@@ -1,0 +1,90 @@
+/** Pod handlers (spec §4.2), each typed by its route in pods.routes.ts. */
+import type { Hash } from "viem";
+import { notFound } from "../../../http/errors";
+import type { PlatformUser } from "../../../http/auth/idp-cookie";
+import { type PlatformHandler, type PlatformServices, requireWallet } from "../../context";
+import { presentPublicPod, presentUserPod } from "../../presenters/pod";
+import * as pods from "../../repositories/pods";
+import { assertPathMatch, pagination } from "../../schemas/common";
+import { createPodDraft, mintPodDraft, republishPodDraft } from "../../services/pod-drafts";
+import type * as routes from "./pods.routes";
+
+const podNotFound = () => notFound("Pod not found");
+
+export const listMyPods: PlatformHandler<typeof routes.listMyPodsRoute> = async (c) => {
+  const rows = await pods.listUserPodsWithChain(c.var.ctx.db, c.var.user.id);
+  return c.json({ data: { pods: rows.map(presentUserPod) } }, 200);
+};
+
+export const createPod: PlatformHandler<typeof routes.createPodRoute> = async (c) => {
+  const { id } = await createPodDraft(c.var.ctx.db, { kind: "user", userId: c.var.user.id }, c.req.valid("json"));
+  return c.json({ data: { id } }, 201);
+};
+
+export const listMyVotedPods: PlatformHandler<typeof routes.listMyVotedPodsRoute> = async (c) => {
+  const wallet = requireWallet(c.var.user);
+  const rows = await pods.listPodsVotedByWallet(c.var.ctx.db, wallet, c.req.valid("param").epochId);
+  return c.json({ data: { pods: rows.map(presentUserPod) } }, 200);
+};
+
+export const getMyPod: PlatformHandler<typeof routes.getMyPodRoute> = async (c) => {
+  const row = await pods.findUserPodWithChain(c.var.ctx.db, c.var.user.id, c.req.valid("param").id);
+  if (!row) throw podNotFound();
+  return c.json({ data: { pod: presentUserPod(row) } }, 200);
+};
+
+/** The body repeats the path id; `step` verifies the txHash on the chain and records it. */
+async function recordPodStep(
+  step: typeof mintPodDraft | typeof republishPodDraft,
+  ctx: PlatformServices,
+  user: PlatformUser,
+  draftId: string,
+  body: { podId: string; txHash: string },
+): Promise<void> {
+  assertPathMatch("podId", body.podId, draftId);
+  const wallet = requireWallet(user);
+  await step(ctx.db, ctx.platform, {
+    creator: { kind: "user", userId: user.id },
+    wallet,
+    draftId,
+    txHash: body.txHash as Hash,
+  });
+}
+
+export const mintPod: PlatformHandler<typeof routes.mintPodRoute> = async (c) => {
+  await recordPodStep(mintPodDraft, c.var.ctx, c.var.user, c.req.valid("param").id, c.req.valid("json"));
+  return c.json({ data: { success: true as const } }, 200);
+};
+
+export const republishPod: PlatformHandler<typeof routes.republishPodRoute> = async (c) => {
+  await recordPodStep(republishPodDraft, c.var.ctx, c.var.user, c.req.valid("param").id, c.req.valid("json"));
+  return c.json({ data: { success: true as const } }, 200);
+};
+
+export const listPublicPods: PlatformHandler<typeof routes.listPublicPodsRoute> = async (c) => {
+  const query = c.req.valid("query");
+  const { page, limit, search } = query;
+  const epoch = query["filters[currentEpoch]"];
+  const subnetRef = query["filters[subnet]"]?.trim();
+  const { db } = c.var.ctx;
+  let subnetTokenId: bigint | undefined;
+  if (subnetRef) {
+    subnetTokenId = await pods.publishedSubnetTokenId(db, subnetRef);
+    // an unknown or unpublished subnet has no public pods
+    if (subnetTokenId === undefined) return c.json({ data: { pods: [], pagination: pagination(page, limit, 0) } }, 200);
+  }
+  const { rows, total } = await pods.listPublicPods(db, {
+    offset: (page - 1) * limit,
+    limit,
+    search,
+    epoch: epoch === undefined ? undefined : BigInt(epoch),
+    subnetTokenId,
+  });
+  return c.json({ data: { pods: rows.map(presentPublicPod), pagination: pagination(page, limit, total) } }, 200);
+};
+
+export const getPublicPod: PlatformHandler<typeof routes.getPublicPodRoute> = async (c) => {
+  const row = await pods.findPublicPod(c.var.ctx.db, c.req.valid("param").podId);
+  if (!row) throw podNotFound();
+  return c.json({ data: { pod: presentPublicPod(row) } }, 200);
+};

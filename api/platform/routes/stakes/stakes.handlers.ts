@@ -1,0 +1,44 @@
+/** Stake handlers. */
+import type { Hash } from "viem";
+import { SubnetManagerAbi } from "../../../../abis";
+import { parseTokenAmount } from "../../../../chain/units";
+import { badRequest } from "../../../http/errors";
+import { type PlatformHandler, requireWallet, verifyOnChain } from "../../context";
+import { findSubnetRef, publishedTokenId, subnetNotFound } from "../../services/refs";
+import { recordBoost } from "../../services/stakes";
+import { assertTransactionUnused } from "../../services/votes";
+import type * as routes from "./stakes.routes";
+
+/** The txHash must be a `boost` by the caller's wallet of exactly `amount` on the subnet. */
+export const boost: PlatformHandler<typeof routes.boostRoute> = async (c) => {
+  const body = c.req.valid("json");
+  const { user } = c.var;
+  const { db, platform } = c.var.ctx;
+  const wallet = requireWallet(user);
+  const amount = parseTokenAmount(body.amount);
+  if (amount === undefined || amount === 0n) throw badRequest("amount: must be a positive decimal string");
+  const subnet = await findSubnetRef(db, body.subnetId, { userId: user.id });
+  if (!subnet) throw subnetNotFound();
+  const subnetTokenId = publishedTokenId(subnet);
+  await assertTransactionUnused(db, body.txHash as Hash);
+  const { event } = await verifyOnChain(platform, {
+    hash: body.txHash as Hash,
+    from: wallet,
+    contract: { address: platform.chain().protocol.contracts.SubnetManager.address, name: "SubnetManager" },
+    abi: SubnetManagerAbi,
+    eventName: "SubnetBoosted",
+    matches: (args) =>
+      args.subnetId === subnetTokenId && args.staker.toLowerCase() === wallet.toLowerCase() && args.amount === amount,
+    describe: "the datanet and amount of the request",
+  });
+  const id = await recordBoost(db, {
+    userId: user.id,
+    subnetId: subnet.key,
+    subnetTokenId: subnetTokenId.toString(),
+    staker: event.args.staker.toLowerCase(),
+    amount: body.amount,
+    amountRaw: amount.toString(),
+    txHash: body.txHash as Hash,
+  });
+  return c.json({ data: { id } }, 201);
+};

@@ -1,0 +1,8 @@
+/** Stakes resource: wires stakes.routes.ts to stakes.handlers.ts. */
+import { createRouter } from "../../../http/create-app";
+import type { PlatformEnv } from "../../context";
+import * as handlers from "./stakes.handlers";
+import * as routes from "./stakes.routes";
+
+export const stakesRouter = createRouter<PlatformEnv>()
+  .openapi(routes.boostRoute, handlers.boost);

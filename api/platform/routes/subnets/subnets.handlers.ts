@@ -1,0 +1,75 @@
+/** Subnet handlers (spec §4.3), each typed by its route in subnets.routes.ts. */
+import type { Hash } from "viem";
+import { notFound } from "../../../http/errors";
+import { type PlatformHandler, requireWallet } from "../../context";
+import { presentSubnet } from "../../presenters/subnet";
+import * as subnets from "../../repositories/subnets";
+import { assertPathMatch, pagination } from "../../schemas/common";
+import { createSubnetDraft, publishSubnetDraft, recordSubnetParameter, SUBNET_SETTERS, type SubnetSetter } from "../../services/subnet-drafts";
+import type * as routes from "./subnets.routes";
+
+const subnetNotFound = () => notFound("Datanet not found");
+
+export const listMySubnets: PlatformHandler<typeof routes.listMySubnetsRoute> = async (c) => {
+  const rows = await subnets.listUserSubnetsWithChain(c.var.ctx.db, c.var.user.id);
+  return c.json({ data: { subnets: rows.map(presentSubnet) } }, 200);
+};
+
+export const createSubnet: PlatformHandler<typeof routes.createSubnetRoute> = async (c) => {
+  const { id } = await createSubnetDraft(c.var.ctx.db, { kind: "user", userId: c.var.user.id }, c.req.valid("json"));
+  return c.json({ data: { id } }, 201);
+};
+
+export const getMySubnet: PlatformHandler<typeof routes.getMySubnetRoute> = async (c) => {
+  const row = await subnets.findUserSubnetWithChain(c.var.ctx.db, c.var.user.id, c.req.valid("param").id);
+  if (!row) throw subnetNotFound();
+  return c.json({ data: { subnet: presentSubnet(row) } }, 200);
+};
+
+export const publishSubnet: PlatformHandler<typeof routes.publishSubnetRoute> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const { user } = c.var;
+  assertPathMatch("subnetId", body.subnetId, id);
+  const wallet = requireWallet(user);
+  await publishSubnetDraft(c.var.ctx.db, c.var.ctx.platform, {
+    creator: { kind: "user", userId: user.id },
+    wallet,
+    draftId: id,
+    txHash: body.txHash as Hash,
+  });
+  return c.json({ data: { success: true as const } }, 200);
+};
+
+/** The handler of one fee or emission setter (its route: `setterRoute(setter, ...)`). */
+export function setParameter(setter: SubnetSetter): PlatformHandler<ReturnType<typeof routes.setterRoute>> {
+  const { field } = SUBNET_SETTERS[setter];
+  return async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json") as { subnetId: string; txHash: string } & Record<string, number>;
+    const { user } = c.var;
+    assertPathMatch("subnetId", body.subnetId, id);
+    const wallet = requireWallet(user);
+    await recordSubnetParameter(c.var.ctx.db, c.var.ctx.platform, {
+      creator: { kind: "user", userId: user.id },
+      wallet,
+      draftId: id,
+      setter,
+      amount: body[field]!,
+      txHash: body.txHash as Hash,
+    });
+    return c.json({ data: { success: true as const } }, 200);
+  };
+}
+
+export const listPublicSubnets: PlatformHandler<typeof routes.listPublicSubnetsRoute> = async (c) => {
+  const { page, limit, search } = c.req.valid("query");
+  const { rows, total } = await subnets.listPublicSubnetsWithChain(c.var.ctx.db, { offset: (page - 1) * limit, limit, search });
+  return c.json({ data: { subnets: rows.map(presentSubnet), pagination: pagination(page, limit, total) } }, 200);
+};
+
+export const getPublicSubnet: PlatformHandler<typeof routes.getPublicSubnetRoute> = async (c) => {
+  const row = await subnets.findPublicSubnetWithChain(c.var.ctx.db, c.req.valid("param").id);
+  if (!row) throw subnetNotFound();
+  return c.json({ data: { subnet: presentSubnet(row) } }, 200);
+};

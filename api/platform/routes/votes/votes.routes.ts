@@ -1,0 +1,70 @@
+/** Votes (spec §4.2 public pod votes, §4.4 vote reporting). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { chainReady } from "../../../http/middleware";
+import { userAuth } from "../../middleware";
+import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { IDP_COOKIE_SECURITY } from "../../schemas/common";
+import { EpochSchema, PodIdParamsSchema, TokenAmountSchema } from "../../schemas/engagement";
+import { TxHashSchema } from "../../schemas/drafts";
+
+export const PublicPodVoteSchema = z
+  .object({
+    id: z.string().openapi({ description: "`${txHash}-${logIndex}` of the Voted event" }),
+    userId: z.string().openapi({
+      description: "The platform user linked to the voter's wallet, else `wallet:<lower-case address>`",
+    }),
+    votes: z.number().openapi({ description: "Whole tokens" }),
+    createdAt: z.iso.datetime().openapi({ description: "Block time of the vote" }),
+    voter: z.string().openapi({ description: "Voter wallet, lower-case" }),
+    epoch: z.number().int(),
+    upVote: z.boolean(),
+  })
+  .openapi("PublicPodVote");
+
+export const ReportVoteBodySchema = z
+  .object({
+    podId: z.string().min(1).max(100).openapi({ description: "Must equal the path's podId" }),
+    epoch: EpochSchema,
+    votes: TokenAmountSchema.openapi({ description: "Weighted votes, whole tokens; must equal the on-chain amount exactly" }),
+    upVote: z.boolean(),
+    txHash: TxHashSchema,
+  })
+  .openapi("ReportVoteBody");
+
+export const publicPodVotesRoute = createRoute({
+  operationId: "publicPodVotes",
+  middleware: [chainReady] as const,
+  method: "get",
+  path: "/public/pods/{podId}/votes/epochs/{epoch}",
+  tags: ["Pods"],
+  summary: "Every indexed vote on a pod in an epoch, in chain order",
+  request: { params: PodIdParamsSchema.extend({ epoch: EpochSchema.openapi({ param: { name: "epoch", in: "path" } }) }) },
+  responses: {
+    200: jsonContent(dataEnvelope(z.object({ podVotes: z.array(PublicPodVoteSchema) })), "The votes"),
+    400: errorResponse("Invalid epoch"),
+    404: errorResponse("Pod not found"),
+    503: errorResponse("Indexer not ready"),
+  },
+});
+
+export const reportVoteRoute = createRoute({
+  operationId: "reportVote",
+  middleware: [userAuth] as const,
+  method: "post",
+  path: "/pods/{podId}/votes",
+  tags: ["Engagement"],
+  summary: "Record a confirmed on-chain vote of the caller's wallet",
+  security: IDP_COOKIE_SECURITY,
+  request: {
+    params: PodIdParamsSchema,
+    body: { content: { "application/json": { schema: ReportVoteBodySchema } }, required: true },
+  },
+  responses: {
+    200: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Vote recorded; `id` is the public vote id"),
+    400: errorResponse("Invalid body, no wallet, or a txHash that does not prove this vote"),
+    401: errorResponse("Missing or invalid cookie"),
+    404: errorResponse("Pod not found"),
+    409: errorResponse("Transaction already recorded"),
+    503: errorResponse("Chain unavailable"),
+  },
+});

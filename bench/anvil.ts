@@ -1,0 +1,36 @@
+/**
+ * anvil for the generated bench chains: like devnet's startAnvil (Base's chain id, loopback),
+ * plus `--max-persisted-states <large>`, which keeps every block's state reachable (on disk).
+ * By default anvil keeps only recent states reachable, so on a chain of thousands of blocks the
+ * indexer's reads at old blocks (the protocol parameters at the deployment blocks) fail with
+ * BlockOutOfRangeError. The states go to a temp folder (about 1.3 MB a block on our chains),
+ * removed by `stop()`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createAnvil } from "@viem/anvil";
+import { anvilBinaryPath, type LocalChain } from "../devnet/anvil";
+import { BASE_CHAIN_ID } from "../chain/chain";
+import { freePort } from "../ops/net";
+
+export async function startBenchAnvil(): Promise<LocalChain> {
+  const port = await freePort();
+  const host = "127.0.0.1";
+  const cachePath = mkdtempSync(path.join(os.tmpdir(), "bench-anvil-"));
+  const anvil = createAnvil({
+    anvilBinary: anvilBinaryPath(),
+    host,
+    port,
+    chainId: BASE_CHAIN_ID,
+    startTimeout: 30_000,
+    // not in @viem/anvil's option type; passed through as --max-persisted-states, --cache-path
+    ...({ maxPersistedStates: 10_000_000, cachePath } as object),
+  });
+  await anvil.start();
+  const stop = async () => {
+    await anvil.stop();
+    rmSync(cachePath, { recursive: true, force: true });
+  };
+  return { rpcUrl: `http://${host}:${port}`, port, anvil, stop };
+}

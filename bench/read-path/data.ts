@@ -1,0 +1,194 @@
+/**
+ * BENCHMARK DATA (generated, not indexed): rows shaped like indexed state, written straight into
+ * Ponder's tables of a benchmark database, plus off-chain users / subnet_drafts / pod_drafts.
+ *
+ * The tables and the `chain` views are created by the real indexer (started once on a freshly
+ * deployed devnet, then stopped); the off-chain tables by the real migrations. `grow(n)` appends
+ * rows so that one database serves several sizes (1k first, then 100k).
+ */
+import pg from "pg";
+
+/** Columns of `schema.table` with their SQL types. */
+async function columns(client: pg.Client, schema: string, table: string) {
+  const { rows } = await client.query<{ column_name: string; data_type: string; is_nullable: string }>(
+    `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+     WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+    [schema, table],
+  );
+  if (rows.length === 0) throw new Error(`no table ${schema}.${table}`);
+  return rows;
+}
+
+function defaultFor(type: string): string {
+  if (type === "numeric" || type === "integer" || type === "bigint" || type === "smallint") return "0";
+  if (type === "boolean") return "false";
+  if (type.startsWith("timestamp")) return "now()";
+  return "'0x0000000000000000000000000000000000000000'";
+}
+
+/**
+ * INSERT INTO schema.table SELECT … FROM generate_series(from, to) AS g: `values` gives SQL
+ * expressions (of `g`) for some columns; NOT NULL columns without one get a type default.
+ */
+async function fill(
+  client: pg.Client,
+  schema: string,
+  table: string,
+  from: number,
+  to: number,
+  values: Record<string, string>,
+): Promise<void> {
+  if (to < from) return;
+  const cols = await columns(client, schema, table);
+  const names: string[] = [];
+  const exprs: string[] = [];
+  for (const col of cols) {
+    const expr = values[col.column_name] ?? (col.is_nullable === "NO" ? defaultFor(col.data_type) : undefined);
+    if (expr === undefined) continue;
+    names.push(`"${col.column_name}"`);
+    exprs.push(expr);
+  }
+  for (const name of Object.keys(values)) {
+    if (!cols.some((c) => c.column_name === name)) throw new Error(`${schema}.${table} has no column ${name}`);
+  }
+  await client.query(
+    `INSERT INTO "${schema}"."${table}" (${names.join(", ")}) SELECT ${exprs.join(", ")} FROM generate_series(${from}, ${to}) AS g`,
+  );
+}
+
+export const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
+/** Votes per pod; epochs 1..EPOCHS. */
+export const VOTES_PER_POD = 10;
+export const EPOCHS = 10;
+/** Pods of the one "power user" (GET /me/pods). */
+export const POWER_USER_PODS = 1_000;
+export const POWER_USER_SUB = "bench-power-user";
+
+export interface BenchData {
+  pods: number;
+  votes: number;
+  datanets: number;
+  users: number;
+}
+
+const hexOf = (expr: string, width = 40) => `('0x' || lpad(to_hex(${expr}), ${width}, '0'))`;
+const datanetsFor = (pods: number) => Math.max(10, Math.ceil(pods / 1_000));
+const usersFor = (pods: number) => Math.max(100, Math.ceil(pods / 100));
+
+/**
+ * Grows the data set from `current` to `target` public pods (10 votes each). Datanets and users
+ * grow with the pods (1 datanet per 1,000 pods, 1 user per 100 pods, at least 10 and 100).
+ */
+export async function grow(databaseUrl: string, ponderSchema: string, current: BenchData, target: number): Promise<BenchData> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const s = ponderSchema;
+    const d0 = current.datanets;
+    const d1 = datanetsFor(target);
+    const u0 = current.users;
+    const u1 = usersFor(target);
+    const p0 = current.pods;
+    const p1 = target;
+    await client.query("BEGIN");
+    // Ponder's live-query triggers expect its own session; the indexer is stopped
+    await client.query("SET LOCAL session_replication_role = replica");
+    // users: wallet 0x…u (user 1 is the power user)
+    await client.query(
+      `INSERT INTO offchain.users (idp_subject, wallet_address, username)
+       SELECT CASE WHEN g = 1 THEN '${POWER_USER_SUB}' ELSE 'bench-user-' || g END, ${hexOf("g")}, 'user ' || g
+       FROM generate_series(${u0 + 1}, ${u1}) AS g`,
+    );
+    await fill(client, s, "datanet", d0 + 1, d1, {
+      id: "g",
+      owner: hexOf("g"),
+      creator: hexOf("g"),
+      primary_token: hexOf("1000000 + g"),
+      publish_tx_hash: hexOf("g", 64),
+      created_at: "1700000000 + g",
+      block_number: "g",
+      pod_count: `${Math.ceil(target / d1)}`,
+    });
+    await client.query(
+      `INSERT INTO offchain.subnet_drafts (owner_user_id, subnet_creator_type, subnet_name, subnet_description,
+         onboarding_publishers, onboarding_voters, subnet_goal, native_token_address, native_token_symbol,
+         native_token_decimals, token_id, publish_tx_hash)
+       SELECT (SELECT id FROM offchain.users WHERE idp_subject = 'bench-user-2'), 'individual',
+         'datanet ' || g, 'generated datanet ' || g, 'p', 'v', 'goal', ${hexOf("1000000 + g")}, 'TK', 18, g,
+         ${hexOf("g", 64)}
+       FROM generate_series(${d0 + 1}, ${d1}) AS g`,
+    );
+    // pods: id g, datanet 1 + g % d1, minted in epoch 1 + g % EPOCHS, valid 10 epochs
+    await fill(client, s, "pod", p0 + 1, p1, {
+      id: "g",
+      owner: hexOf("1 + g % " + u1),
+      subnet_id: `1 + g % ${d1}`,
+      mint_subnet_id: `1 + g % ${d1}`,
+      payer: hexOf("1 + g % " + u1),
+      payment_token: hexOf("1000001"),
+      mint_epoch: `1 + g % ${EPOCHS}`,
+      validity_epoch: `10 + g % ${EPOCHS}`,
+      mint_tx_hash: hexOf("g", 64),
+      created_at: "1700000000 + g",
+      block_number: "g",
+      cumulative_up_votes: `${VOTES_PER_POD}`,
+      voter_count: `${VOTES_PER_POD}`,
+    });
+    // drafts: pods 1..POWER_USER_PODS belong to the power user, the others round-robin
+    await client.query(
+      `INSERT INTO offchain.pod_drafts (owner_user_id, wallet_address, subnet_id, pod_name, url, platform, category,
+         pod_description, token_id, mint_tx_hash, created_at)
+       SELECT (SELECT id FROM offchain.users WHERE idp_subject =
+           CASE WHEN g <= ${POWER_USER_PODS} THEN '${POWER_USER_SUB}' ELSE 'bench-user-' || (2 + g % (${u1} - 1)) END),
+         ${hexOf("1 + g % " + u1)}, (1 + g % ${d1})::text,
+         'pod ' || g || ' ' || (ARRAY[${WORDS.map((w) => `'${w}'`).join(",")}])[1 + (g / 7) % ${WORDS.length}] || ' ' || md5(g::text),
+         'https://example.com/' || g, 'web', 'data', 'generated pod ' || g, g, ${hexOf("g", 64)},
+         now() - interval '1 second' * (${p1} - g)
+       FROM generate_series(${p0 + 1}, ${p1}) AS g`,
+    );
+    // votes: VOTES_PER_POD per pod, one per epoch
+    await fill(client, s, "vote", p0 * VOTES_PER_POD + 1, p1 * VOTES_PER_POD, {
+      id: `${hexOf("g", 64)} || '-0'`,
+      pod_id: `1 + (g - 1) / ${VOTES_PER_POD}`,
+      voter: hexOf(`1 + g % ${u1}`),
+      subnet_id: `1 + ((g - 1) / ${VOTES_PER_POD}) % ${d1}`,
+      epoch: `1 + g % ${EPOCHS}`,
+      votes: "1",
+      up_vote: "true",
+      voting_power: "100",
+      tx_hash: hexOf("g", 64),
+      block_number: "g",
+      timestamp: "1700000000 + g",
+    });
+    await client.query("COMMIT");
+    return { pods: p1, votes: p1 * VOTES_PER_POD, datanets: d1, users: u1 };
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Statistics off for the generated tables: the figures are those "before ANALYZE" unless `analyze` runs. */
+export async function disableAutovacuum(databaseUrl: string, ponderSchema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const table of [`"${ponderSchema}".pod`, `"${ponderSchema}".vote`, `"${ponderSchema}".datanet`, "offchain.pod_drafts", "offchain.users", "offchain.subnet_drafts"]) {
+      await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function analyze(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("ANALYZE");
+  } finally {
+    await client.end();
+  }
+}

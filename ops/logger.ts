@@ -1,0 +1,20 @@
+import { pino, type Logger, type LevelWithSilent } from "pino";
+import pretty from "pino-pretty";
+
+export type LogFormat = "pretty" | "json";
+
+/** `LOG_FORMAT` when set, else pretty in a terminal and JSON lines otherwise (files, pipes, CI). */
+export function logFormatFrom(env: NodeJS.ProcessEnv = process.env): LogFormat {
+  if (env.LOG_FORMAT === "json" || env.LOG_FORMAT === "pretty") return env.LOG_FORMAT;
+  return process.stdout.isTTY ? "pretty" : "json";
+}
+
+/** One logger factory for every process of the project (launcher, API, operator commands). */
+export function createLogger(options: { level?: LevelWithSilent; format?: LogFormat; bindings?: Record<string, unknown> } = {}): Logger {
+  const base = { level: options.level ?? "info", base: options.bindings ?? {} };
+  if ((options.format ?? logFormatFrom()) === "json") return pino(base);
+  return pino(
+    base,
+    pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY, ignore: "pid,hostname,requestId", translateTime: "HH:MM:ss" }),
+  );
+}

@@ -1,0 +1,198 @@
+/**
+ * Response cache of public reads (api/http/response-cache.ts + read-version.ts): served from
+ * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica.
+ * A `chain._ponder_checkpoint` table stands in for the indexer's view.
+ */
+import type { Context } from "hono";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Database } from "../../api/db/client";
+import { runMigrations } from "../../api/db/migrate";
+import { createRouter, createTestApp } from "../../api/http/create-app";
+import { createReadVersion } from "../../api/http/read-version";
+import { CACHE_STATUS_HEADER, createResponseCache } from "../../api/http/response-cache";
+import { useFreshDatabase, type FreshDatabase } from "../support/database";
+
+let database: FreshDatabase;
+let admin: pg.Client;
+const replicas: Database[] = [];
+
+beforeAll(async () => {
+  database = await useFreshDatabase();
+  await runMigrations(database.url);
+  admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA chain`);
+  await admin.query(`CREATE TABLE chain._ponder_checkpoint (chain_name text PRIMARY KEY, latest_checkpoint varchar(75) NOT NULL)`);
+  await admin.query(`INSERT INTO chain._ponder_checkpoint VALUES ('base', '1000')`);
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await Promise.all(replicas.map((replica) => replica.pool.end()));
+  await database?.drop();
+});
+
+/** One API replica: its own pool and cache; its handler counts its runs and reads both stores. */
+function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
+  const store = createDb(database.url);
+  replicas.push(store);
+  const cache = createResponseCache({
+    version: createReadVersion(store.pool, viewsSchema),
+    cacheable: (path) => path.startsWith("/api/v1/public/"),
+    maxStaleMs,
+  });
+  let runs = 0;
+  let gate: Promise<void> | undefined;
+  const router = createRouter();
+  router.use("/api/v1/*", cache.middleware);
+  const handler = async (c: Context) => {
+    runs++;
+    await gate;
+    const { rows } = await store.pool.query(
+      `SELECT (SELECT count(*)::int FROM offchain.users) AS users,
+              (SELECT latest_checkpoint FROM chain._ponder_checkpoint LIMIT 1) AS checkpoint`,
+    );
+    return c.json({ data: rows[0] }, 200);
+  };
+  router.get("/api/v1/public/things", handler);
+  router.get("/api/v1/me/things", handler);
+  router.get("/api/v1/public/missing", (c) => c.json({ error: "Not found" }, 404));
+  const app = createTestApp(router);
+  /** Holds the handlers until the returned function is called. */
+  const hold = () => {
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    return () => {
+      gate = undefined;
+      open();
+    };
+  };
+  return { app, runs: () => runs, cache, hold };
+}
+
+const body = async (res: Response) => ((await res.json()) as { data: { users: number; checkpoint: string } }).data;
+
+describe("read cache", () => {
+  it("serves a repeated public read from memory, with an ETag and 304", async () => {
+    const r = startReplica();
+    const first = await r.app.request("/api/v1/public/things?page=1");
+    expect(first.status).toBe(200);
+    expect(first.headers.get(CACHE_STATUS_HEADER)).toBe("miss");
+    const etag = first.headers.get("etag");
+    expect(etag).toBeTruthy();
+    expect(first.headers.get("cache-control")).toBe("public, no-cache");
+    const firstBody = await body(first);
+
+    const second = await r.app.request("/api/v1/public/things?page=1");
+    expect(second.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    expect(second.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await body(second)).toEqual(firstBody);
+    expect(r.runs()).toBe(1);
+
+    const revalidated = await r.app.request("/api/v1/public/things?page=1", { headers: { "if-none-match": etag! } });
+    expect(revalidated.status).toBe(304);
+    expect(r.runs()).toBe(1);
+
+    // another URL is another entry
+    await r.app.request("/api/v1/public/things?page=2");
+    expect(r.runs()).toBe(2);
+  });
+
+  it("is invalidated by an off-chain write: the next request sees it, on every replica", async () => {
+    const a = startReplica();
+    const b = startReplica();
+    const before = await body(await a.app.request("/api/v1/public/things"));
+    await body(await b.app.request("/api/v1/public/things"));
+    // a write committed by anyone (here neither replica: a script, another service)
+    await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-test-' || gen_random_uuid())`);
+    const afterA = await body(await a.app.request("/api/v1/public/things"));
+    const afterB = await body(await b.app.request("/api/v1/public/things"));
+    expect(afterA.users).toBe(before.users + 1);
+    expect(afterB.users).toBe(before.users + 1);
+  });
+
+  it("is invalidated when the indexer's checkpoint advances", async () => {
+    const r = startReplica();
+    await body(await r.app.request("/api/v1/public/things"));
+    await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '2000'`);
+    const res = await r.app.request("/api/v1/public/things");
+    expect(res.headers.get(CACHE_STATUS_HEADER)).toBe("miss");
+    expect((await body(res)).checkpoint).toBe("2000");
+  });
+
+  it("sees nothing uncommitted: a write still open leaves the cache valid", async () => {
+    const r = startReplica();
+    const before = await body(await r.app.request("/api/v1/public/things"));
+    const writer = new pg.Client({ connectionString: database.url });
+    await writer.connect();
+    try {
+      await writer.query("BEGIN");
+      await writer.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-open-' || gen_random_uuid())`);
+      expect((await r.app.request("/api/v1/public/things")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+      await writer.query("COMMIT");
+      expect((await body(await r.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  it("leaves other paths, error answers and authorized requests alone", async () => {
+    const r = startReplica();
+    await r.app.request("/api/v1/me/things");
+    await r.app.request("/api/v1/me/things");
+    expect(r.runs()).toBe(2);
+    await r.app.request("/api/v1/public/things?auth", { headers: { authorization: "Bearer x" } });
+    await r.app.request("/api/v1/public/things?auth", { headers: { authorization: "Bearer x" } });
+    expect(r.runs()).toBe(4);
+    const missing = await r.app.request("/api/v1/public/missing");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get(CACHE_STATUS_HEADER)).toBeNull();
+    expect(r.cache.size()).toBe(0);
+  });
+
+  it("is bypassed while the indexer's views are missing", async () => {
+    const r = startReplica("no_such_views");
+    await r.app.request("/api/v1/public/things");
+    await r.app.request("/api/v1/public/things");
+    expect(r.runs()).toBe(2);
+  });
+
+  it("runs the handler once for concurrent misses of one URL", async () => {
+    const r = startReplica();
+    await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '3000'`);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => r.app.request("/api/v1/public/things?burst")));
+    expect(answers.every((res) => res.status === 200)).toBe(true);
+    expect(r.runs()).toBe(1);
+  });
+
+  it("after a checkpoint move, serves the replaced answer while the new one is computed", async () => {
+    const r = startReplica("chain", 3_600_000);
+    const old = await body(await r.app.request("/api/v1/public/things?swr"));
+    await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '4000'`);
+    const release = r.hold();
+    const leader = r.app.request("/api/v1/public/things?swr");
+    while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve)); // the leader is in the handler
+    const meanwhile = await r.app.request("/api/v1/public/things?swr");
+    expect(meanwhile.headers.get(CACHE_STATUS_HEADER)).toBe("stale");
+    expect(await body(meanwhile)).toEqual(old);
+    release();
+    const fresh = await leader;
+    expect((await body(fresh)).checkpoint).toBe("4000");
+    expect((await r.app.request("/api/v1/public/things?swr")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+  });
+
+  it("never serves an answer older than an off-chain write, even while the new one is computed", async () => {
+    const r = startReplica("chain", 3_600_000);
+    const old = await body(await r.app.request("/api/v1/public/things?own-write"));
+    await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-own-' || gen_random_uuid())`);
+    const release = r.hold();
+    const leader = r.app.request("/api/v1/public/things?own-write");
+    while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve));
+    const follower = r.app.request("/api/v1/public/things?own-write");
+    release();
+    const [a, b] = await Promise.all([leader, follower]);
+    expect((await body(a)).users).toBe(old.users + 1);
+    expect((await body(b)).users).toBe(old.users + 1);
+  });
+});
