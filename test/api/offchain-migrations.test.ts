@@ -1,10 +1,12 @@
 import { is } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import * as offchainSchema from "../../api/db/offchain/index";
-import { runMigrations } from "../../api/db/migrate";
+import { MIGRATIONS_FOLDER, runMigrations } from "../../api/db/migrate";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
 
 const declaredTables = Object.values(offchainSchema as Record<string, unknown>)
@@ -100,6 +102,49 @@ describe("off-chain migrations", () => {
         txHash.toUpperCase().replace("0X", "0x"),
       ]),
     ).rejects.toMatchObject({ code: "23514" }); // mixed case would dodge the unique index: refused by the check
+  });
+
+  it("keep agents and orders made before 0005_agent_wallets: the wallet's binding time and each order's payer are filled in", async () => {
+    // the migrations up to 0004 only: a copy of the folder whose journal stops there
+    const folder = mkdtempSync(path.join(os.tmpdir(), "migrations-0004-"));
+    try {
+      cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+      const journalFile = path.join(folder, "meta", "_journal.json");
+      const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: Array<{ tag: string }> };
+      const upTo = journal.entries.findIndex((entry) => entry.tag === "0005_agent_wallets");
+      expect(upTo).toBe(5);
+      writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
+      const url = await freshDatabase();
+      await runMigrations(url, folder);
+      const client = await connect(url);
+      const wallet = `0x${"1a".repeat(20)}`;
+      const agent = await client.query<{ id: string }>(
+        "INSERT INTO offchain.agents (name, description, wallet_address, credential_hash) VALUES ('Old', '', $1, 'h1') RETURNING id",
+        [wallet],
+      );
+      const agentId = agent.rows[0]!.id;
+      await client.query(
+        `INSERT INTO offchain.subscription_orders (agent_id, subnet_id, subnet_token_id, package_id, subscription_days, amount, tx_hash, block_number)
+         VALUES ($1, 's1', 1, 'monthly', 30, 0, $2, 7)`,
+        [agentId, `0x${"cd".repeat(32)}`],
+      );
+
+      await runMigrations(url);
+      expect(await appliedMigrations(client)).toBe(declaredMigrations);
+      const agents = await client.query("SELECT wallet_address, wallet_bound_at = created_at AS bound_at_creation FROM offchain.agents");
+      expect(agents.rows).toEqual([{ wallet_address: wallet, bound_at_creation: true }]);
+      const orders = await client.query("SELECT wallet_address FROM offchain.subscription_orders");
+      expect(orders.rows).toEqual([{ wallet_address: wallet }]);
+      // an agent may now have no wallet, and one wallet may back several agents
+      await client.query("INSERT INTO offchain.agents (name, description, credential_hash) VALUES ('New', '', 'h2')");
+      await client.query("INSERT INTO offchain.agents (name, description, wallet_address, wallet_bound_at, credential_hash) VALUES ('Twin', '', $1, now(), 'h3')", [wallet]);
+      // a wallet always comes with its binding time
+      await expect(
+        client.query("INSERT INTO offchain.agents (name, description, wallet_address, credential_hash) VALUES ('Half', '', $1, 'h4')", [wallet]),
+      ).rejects.toMatchObject({ code: "23514" });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("index pod and datanet text for trigram search", async () => {

@@ -1,7 +1,8 @@
 /**
  * Helpers of the engagement and agent route tests, on top of harness.ts: published datanets and
  * minted pods made through the API with real transactions, locks and access for voters, agent
- * registration with a funded wallet, and bearer requests.
+ * registration (bound to a wallet the user controls, or with a funded server-generated wallet),
+ * and bearer requests.
  */
 import { parseEther, type Account, type Hash } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -71,13 +72,25 @@ export type Agent = {
   request(path: string, options?: { method?: string; body?: unknown; credential?: string }): Promise<Response>;
 };
 
-/** Registers an agent through the API; with `funded`, gives its wallet ETH, CORE and approvals. */
+function agentRequester(h: PlatformHarness, credential: string): Agent["request"] {
+  return (path, { method, body, credential: other } = {}) =>
+    h.request(path, {
+      method: method ?? (body === undefined ? "GET" : "POST"),
+      body,
+      headers: { Authorization: `Bearer ${other ?? credential}` },
+    });
+}
+
+/**
+ * Registers an agent through the API with a server-generated wallet (`createWallet: true`, the
+ * opt-in that returns its private key once); with `funded`, gives that wallet ETH, CORE and approvals.
+ */
 export async function registerAgent(
   h: PlatformHarness,
   body: Record<string, unknown> = { name: "Scout", description: "Finds datasets" },
   { funded = false } = {},
 ): Promise<Agent> {
-  const response = await h.request(`${BASE}/agents/register`, { body });
+  const response = await h.request(`${BASE}/agents/register`, { body: { ...body, createWallet: true } });
   expect(response.status).toBe(200);
   const { data } = await json(response);
   const account = privateKeyToAccount(data.privateKey);
@@ -87,18 +100,44 @@ export async function registerAgent(
     walletAddress: data.walletAddress,
     account,
     registration: data,
-    request: (path, { method, body: requestBody, credential } = {}) =>
-      h.request(path, {
-        method: method ?? (requestBody === undefined ? "GET" : "POST"),
-        body: requestBody,
-        headers: { Authorization: `Bearer ${credential ?? data.apiKey}` },
-      }),
+    request: agentRequester(h, data.apiKey),
   };
   if (funded) {
     await h.devnet.protocol.testClient.setBalance({ address: account.address, value: parseEther("10") });
     await h.fund(account);
   }
   return agent;
+}
+
+/** A wallet-binding nonce for `account` (a new agent, or `agentId`) and the account's signature of its message. */
+export async function walletProof(h: PlatformHarness, account: Account, agentId?: string) {
+  const response = await h.request(`${BASE}/agents/wallet-nonce`, { body: { walletAddress: account.address, agentId } });
+  expect(response.status).toBe(200);
+  const { nonce, message } = (await json(response)).data as { nonce: string; message: string };
+  const signature = await account.signMessage!({ message });
+  return { walletAddress: account.address, nonce, signature, message };
+}
+
+/** Registers an agent bound to `account`, a wallet the user controls (nonce, signature, register). */
+export async function registerAgentForWallet(
+  h: PlatformHarness,
+  account: Account,
+  body: Record<string, unknown> = { name: "Scout", description: "Finds datasets" },
+): Promise<Agent> {
+  const { walletAddress, nonce, signature } = await walletProof(h, account);
+  const response = await h.request(`${BASE}/agents/register`, { body: { ...body, walletAddress, nonce, signature } });
+  expect(response.status).toBe(200);
+  const { data } = await json(response);
+  expect(data.walletAddress).toBe(account.address.toLowerCase());
+  expect(data).not.toHaveProperty("privateKey");
+  return {
+    id: data.id,
+    credential: data.apiKey,
+    walletAddress: data.walletAddress,
+    account,
+    registration: data,
+    request: agentRequester(h, data.apiKey),
+  };
 }
 
 /** The same app with other engagement/agent settings (e.g. more order confirmations). */

@@ -38,9 +38,15 @@ beforeAll(async () => {
 });
 
 describe("POST /agents/register", () => {
-  it("creates an agent with a credential under both names, a fresh wallet and its key (200)", async () => {
+  it("creates an agent with a credential under both names, and with createWallet a fresh wallet and its key (200)", async () => {
     const response = await h().request(`${BASE}/agents/register`, {
-      body: { name: "Curator bot", description: "Votes on papers", thumbnailURL: "https://img.example/bot.png", isOrchestrator: true },
+      body: {
+        name: "Curator bot",
+        description: "Votes on papers",
+        thumbnailURL: "https://img.example/bot.png",
+        isOrchestrator: true,
+        createWallet: true,
+      },
     });
     expect(response.status).toBe(200);
     const { data } = await json(response);
@@ -62,6 +68,18 @@ describe("POST /agents/register", () => {
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(data.apiKey);
     expect(stored).not.toContain(data.privateKey.slice(2));
+  });
+
+  it("without a wallet proof or createWallet, creates an agent with no wallet and no key", async () => {
+    for (const extra of [{}, { createWallet: false }]) {
+      const response = await h().request(`${BASE}/agents/register`, { body: { name: "Walletless", description: "Binds later", ...extra } });
+      expect(response.status).toBe(200);
+      const { data } = await json(response);
+      expect(data).toMatchObject({ walletAddress: null, name: "Walletless" });
+      expect(data).not.toHaveProperty("privateKey");
+      const [row] = await h().store.db.select().from(agents).where(eq(agents.id, data.id));
+      expect(row).toMatchObject({ walletAddress: null, walletBoundAt: null });
+    }
   });
 
   it("creates a new identity on every call, never refreshing one", async () => {
@@ -89,6 +107,7 @@ describe("POST /agents/register", () => {
     ["thumbnailURL not a URL", { thumbnailURL: "pic" }],
     ["thumbnailURL not http(s)", { thumbnailURL: "ftp://img.example/a.png" }],
     ["isOrchestrator as a string", { isOrchestrator: "true" }],
+    ["createWallet as a string", { createWallet: "yes" }],
   ])("answers 400 for %s", async (_name, override) => {
     const response = await h().request(`${BASE}/agents/register`, { body: { name: "Bot", description: "A bot", ...override } });
     expect(response.status).toBe(400);
@@ -104,6 +123,7 @@ describe("POST /agents/register", () => {
 describe("agent bearer auth", () => {
   const routes = () => [
     { method: "PATCH", path: `/agents/${agent.id}`, body: { name: "x" } },
+    { method: "POST", path: `/agents/${agent.id}/wallet`, body: {} },
     { method: "POST", path: `/agents/${agent.id}/subnets`, body: {} },
     { method: "POST", path: `/agents/${agent.id}/pods`, body: {} },
     { method: "PATCH", path: `/agents/${agent.id}/pods/${userPod.id}/archive` },
@@ -388,6 +408,8 @@ describe("OpenAPI document", () => {
       ["/api/v1/stakes/boost", "post", "idpCookie"],
       ["/api/v1/locks/{address}", "get", "idpCookie"],
       ["/api/v1/agents/register", "post", null],
+      ["/api/v1/agents/wallet-nonce", "post", null],
+      ["/api/v1/agents/{agentId}/wallet", "post", "agentBearer"],
       ["/api/v1/agents/{agentId}", "patch", "agentBearer"],
       ["/api/v1/agents/subnets", "get", null],
       ["/api/v1/agents/{agentId}/subnets", "post", "agentBearer"],

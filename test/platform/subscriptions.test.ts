@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { keccak256, parseEther, toHex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleAccount } from "../../devnet/accounts";
-import { appWithAgentsConfig, eventually, publishDatanet, registerAgent, type Agent, type Ref } from "./agents-harness";
+import { appWithAgentsConfig, eventually, publishDatanet, registerAgent, walletProof, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -153,6 +153,28 @@ describe("orders", () => {
     expect(verified.data.orders).toEqual([
       { id: orderId, package: { id: "monthly", subscriptionDays: 30 }, status: "VERIFIED", expiresAt: expect.any(String) },
     ]);
+  });
+
+  it("verifies a CREATED order against the wallet that paid, even after the agent binds another wallet", async () => {
+    const strict = appWithAgentsConfig(h(), { orderMinConfirmations: 3 });
+    const mover = await registerAgent(h(), { name: "Mover", description: "Moves to the user's wallet" }, { funded: true });
+    const headers = { Authorization: `Bearer ${mover.credential}` };
+    const created = await strict.request(ordersPath(mover.id, research.id), { body: { txHash: await pay(mover) }, headers });
+    expect(created.status).toBe(201);
+    const proof = await walletProof(h(), buyer, mover.id);
+    const bound = await mover.request(`${BASE}/agents/${mover.id}/wallet`, {
+      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+    });
+    expect(bound.status).toBe(200);
+    await h().devnet.protocol.testClient.mine({ blocks: 2 });
+    const orders = (await json(await strict.request(listPath(mover.id, research.id), { headers }))).data.orders;
+    expect(orders).toEqual([
+      { id: (await json(created)).data.orderId, package: { id: "monthly", subscriptionDays: 30 }, status: "VERIFIED", expiresAt: expect.any(String) },
+    ]);
+    // payments of its old server wallet are no longer the agent's
+    const late = await mover.request(ordersPath(mover.id, research.id), { body: { txHash: await pay(mover) } });
+    expect(late.status).toBe(400);
+    expect((await json(late)).error).toMatch(/not sent by the caller/);
   });
 
   describe("rejects a txHash that does not prove the payment (400)", () => {

@@ -37,13 +37,45 @@ export const agents = offchain.table(
     description: text("description").notNull(),
     thumbnailUrl: text("thumbnail_url"),
     isOrchestrator: boolean("is_orchestrator").notNull().default(false),
-    walletAddress: text("wallet_address").notNull().unique(),
+    /**
+     * The wallet the agent acts for: bound with the wallet's signature over a server nonce, or a
+     * wallet the server generated on request (its key is returned once and never stored). Null
+     * until one is bound. One wallet may back several agents, each bound with its own signature.
+     */
+    walletAddress: text("wallet_address"),
+    /** When the current wallet was bound (null without a wallet). */
+    walletBoundAt: timestamp("wallet_bound_at", { withTimezone: true }),
     /** sha-256 hex of the bearer credential; the credential itself is never stored. */
     credentialHash: text("credential_hash").notNull().unique(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [check("agents_wallet_address_lower_case", lowerCase(t.walletAddress))],
+  (t) => [
+    check("agents_wallet_address_lower_case", lowerCase(t.walletAddress)),
+    check("agents_wallet_bound_at", sql`(${t.walletAddress} is null) = (${t.walletBoundAt} is null)`),
+    index("agents_wallet_address_idx").on(t.walletAddress),
+  ],
+);
+
+/**
+ * Nonces an agent's wallet binding is signed over: single use, short-lived, issued for one wallet
+ * and either one existing agent (`agentId`) or the registration of a new one (null).
+ */
+export const agentWalletNonces = offchain.table(
+  "agent_wallet_nonces",
+  {
+    nonce: uuid("nonce").primaryKey().defaultRandom(),
+    walletAddress: text("wallet_address").notNull(),
+    agentId: uuid("agent_id").references(() => agents.id, { onDelete: "cascade" }),
+    message: text("message").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("agent_wallet_nonces_wallet_address_lower_case", lowerCase(t.walletAddress)),
+    index("agent_wallet_nonces_expires_idx").on(t.expiresAt),
+  ],
 );
 
 export const subnetDrafts = offchain.table(
@@ -276,6 +308,8 @@ export const subscriptionOrders = offchain.table(
     subnetId: text("subnet_id").notNull(),
     subnetTokenId: uint256("subnet_token_id").notNull(),
     packageId: text("package_id").notNull(),
+    /** The wallet that paid (the agent's wallet at the time): later checks of the payment use it. */
+    walletAddress: text("wallet_address").notNull(),
     /** Copied from the package when ordered. */
     subscriptionDays: integer("subscription_days").notNull(),
     /** CORE paid, raw (= the datanet's access fee at the payment's block). */
@@ -295,6 +329,7 @@ export const subscriptionOrders = offchain.table(
       sql`(${t.status} = 'VERIFIED') = (${t.expiresAt} is not null and ${t.verifiedAt} is not null)`,
     ),
     check("subscription_orders_tx_hash_lower_case", lowerCase(t.txHash)),
+    check("subscription_orders_wallet_address_lower_case", lowerCase(t.walletAddress)),
     index("subscription_orders_agent_subnet_idx").on(t.agentId, t.subnetId, t.expiresAt),
   ],
 );

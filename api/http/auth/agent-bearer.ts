@@ -15,7 +15,8 @@ const CREDENTIAL_PATTERN = /^agt_[A-Za-z0-9_-]{43}$/;
 export type AuthenticatedAgent = {
   id: string;
   name: string;
-  walletAddress: `0x${string}`;
+  /** The wallet the agent acts for (lower case); null until one is bound. */
+  walletAddress: `0x${string}` | null;
   isOrchestrator: boolean;
 };
 
@@ -49,5 +50,5 @@ export async function authenticateAgent(
     .limit(1);
   if (!row) throw unauthorized();
   if (ownPath && c.req.param("agentId") !== row.id) throw forbiddenAgent();
-  return { principal: { ...row, walletAddress: row.walletAddress as `0x${string}` }, identity: { kind: "agent", id: row.id } };
+  return { principal: { ...row, walletAddress: row.walletAddress as `0x${string}` | null }, identity: { kind: "agent", id: row.id } };
 }

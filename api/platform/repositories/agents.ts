@@ -1,12 +1,16 @@
-/** SQL of the agent resource (agents; agent pods' archive flag; public datanet summaries). */
-import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
+/**
+ * SQL of the agent resource (agents; their wallet bindings and the nonces those are signed over;
+ * agent pods' archive flag; public datanet summaries).
+ */
+import { and, asc, eq, gt, isNotNull, isNull, lt } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { agents, podDrafts, subnetDrafts } from "../../db/offchain";
+import { agents, agentWalletNonces, podDrafts, subnetDrafts } from "../../db/offchain";
+import type { Executor } from "./subnets";
 
 export type AgentRow = typeof agents.$inferSelect;
 
-export async function insertAgent(db: OffchainDb, values: typeof agents.$inferInsert): Promise<AgentRow> {
+export async function insertAgent(db: Executor, values: typeof agents.$inferInsert): Promise<AgentRow> {
   const [row] = await db.insert(agents).values(values).returning();
   return row!;
 }
@@ -18,6 +22,54 @@ export async function updateAgent(
 ): Promise<boolean> {
   const rows = await db.update(agents).set(values).where(eq(agents.id, id)).returning({ id: agents.id });
   return rows.length === 1;
+}
+
+export async function agentExists(db: OffchainDb, id: string): Promise<boolean> {
+  const [row] = await db.select({ id: agents.id }).from(agents).where(eq(agents.id, id)).limit(1);
+  return row !== undefined;
+}
+
+/** Binds `wallet` (lower case) to the agent, replacing any wallet it had; false when there is no such agent. */
+export async function setAgentWallet(db: Executor, id: string, wallet: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(agents)
+    .set({ walletAddress: wallet, walletBoundAt: now })
+    .where(eq(agents.id, id))
+    .returning({ id: agents.id });
+  return rows.length === 1;
+}
+
+export type WalletNonceRow = typeof agentWalletNonces.$inferSelect;
+
+export async function insertWalletNonce(
+  db: OffchainDb,
+  values: { nonce: string; walletAddress: string; agentId: string | null; message: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(agentWalletNonces).values(values);
+}
+
+export async function findWalletNonce(db: OffchainDb, nonce: string): Promise<WalletNonceRow | undefined> {
+  const [row] = await db.select().from(agentWalletNonces).where(eq(agentWalletNonces.nonce, nonce)).limit(1);
+  return row;
+}
+
+/** Marks the nonce used if it still is unused and unexpired; false when another request got there first. */
+export async function consumeWalletNonce(db: Executor, nonce: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(agentWalletNonces)
+    .set({ usedAt: now })
+    .where(
+      and(eq(agentWalletNonces.nonce, nonce), isNull(agentWalletNonces.usedAt), gt(agentWalletNonces.expiresAt, now)),
+    )
+    .returning({ nonce: agentWalletNonces.nonce });
+  return rows.length === 1;
+}
+
+/** Drops nonces that expired over a day ago (they can no longer be used or replayed). */
+export async function pruneWalletNonces(db: OffchainDb, now: Date): Promise<void> {
+  await db
+    .delete(agentWalletNonces)
+    .where(lt(agentWalletNonces.expiresAt, new Date(now.getTime() - 24 * 60 * 60 * 1000)));
 }
 
 /** Sets `archived_at` once (archiving again keeps the first time); false when the draft is not the agent's. */

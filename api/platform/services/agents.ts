@@ -1,44 +1,75 @@
 /**
- * Agents: registration (a new identity, credential and wallet on every call), profile updates,
- * and archiving the pods they created.
+ * Agents: registration (a new identity and credential on every call, with the wallet it acts for
+ * when one is proven or requested), profile updates, and archiving the pods they created.
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { OffchainDb } from "../../db/client";
 import { generateAgentCredential } from "../../http/auth/agent-bearer";
 import { sha256Hex } from "../../lib/crypto";
 import { badRequest, notFound } from "../../http/errors";
+import type { PlatformContext } from "../context";
 import { archiveAgentPod, insertAgent, updateAgent } from "../repositories/agents";
 import { findPodDraftByRef } from "../repositories/pods";
+import { consumeProof, verifyWalletProof, type VerifiedWalletProof } from "./agent-wallets";
 
-export type RegisterAgentInput = {
+export type AgentProfileInput = {
   name: string;
   description: string;
   thumbnailURL?: string | null;
   isOrchestrator?: boolean;
 };
 
+export type RegisterAgentInput = AgentProfileInput & {
+  /** The wallet to bind, with the nonce from POST /agents/wallet-nonce and the wallet's signature of its message. */
+  walletAddress?: string;
+  nonce?: string;
+  signature?: string;
+  /** No wallet of the user's: the server generates one and returns its key once. */
+  createWallet?: boolean;
+};
+
 /**
- * Creates the agent with a fresh wallet. The credential is stored as its sha-256 only and the
- * private key not at all: both are returned here, once.
+ * Creates the agent. Its wallet is the proven `walletAddress` (the nonce is consumed with the
+ * insert), or with `createWallet` a freshly generated one whose private key is returned here once
+ * and never stored, or none (bind one later with POST /agents/{agentId}/wallet). The credential is
+ * stored as its sha-256 only and returned once.
  */
-export async function registerAgent(db: OffchainDb, input: RegisterAgentInput) {
-  const privateKey = generatePrivateKey();
-  const walletAddress = privateKeyToAccount(privateKey).address.toLowerCase();
+export async function registerAgent(db: OffchainDb, context: PlatformContext, input: RegisterAgentInput) {
+  const now = new Date();
+  let proof: VerifiedWalletProof | undefined;
+  let privateKey: `0x${string}` | undefined;
+  let walletAddress: string | null = null;
+  if (input.walletAddress !== undefined) {
+    proof = await verifyWalletProof(
+      db,
+      context,
+      { walletAddress: input.walletAddress, nonce: input.nonce ?? "", signature: input.signature ?? "" },
+      { agentId: null, now },
+    );
+    walletAddress = proof.wallet;
+  } else if (input.createWallet) {
+    privateKey = generatePrivateKey();
+    walletAddress = privateKeyToAccount(privateKey).address.toLowerCase();
+  }
   const credential = generateAgentCredential();
-  const row = await insertAgent(db, {
-    name: input.name,
-    description: input.description,
-    thumbnailUrl: input.thumbnailURL ?? null,
-    isOrchestrator: input.isOrchestrator ?? false,
-    walletAddress,
-    credentialHash: sha256Hex(credential),
+  const row = await db.transaction(async (executor) => {
+    if (proof) await consumeProof(executor, proof, now);
+    return insertAgent(executor, {
+      name: input.name,
+      description: input.description,
+      thumbnailUrl: input.thumbnailURL ?? null,
+      isOrchestrator: input.isOrchestrator ?? false,
+      walletAddress,
+      walletBoundAt: walletAddress ? now : null,
+      credentialHash: sha256Hex(credential),
+    });
   });
   return {
     id: row.id,
     apiKey: credential,
     accessToken: credential,
-    walletAddress,
-    privateKey,
+    walletAddress: row.walletAddress,
+    ...(privateKey ? { privateKey } : {}),
     isOrchestrator: row.isOrchestrator,
     name: row.name,
     description: row.description,
@@ -49,7 +80,7 @@ export async function registerAgent(db: OffchainDb, input: RegisterAgentInput) {
 export async function updateAgentProfile(
   db: OffchainDb,
   agentId: string,
-  input: Partial<RegisterAgentInput>,
+  input: Partial<AgentProfileInput>,
 ): Promise<void> {
   const values = {
     ...(input.name !== undefined ? { name: input.name } : {}),

@@ -1,7 +1,9 @@
 /**
  * Subscription packages and orders. Every public datanet sells the configured packages
  * (SUBSCRIPTION_PACKAGES); a package costs the datanet's CORE access fee and is paid with
- * `SubnetManager.accessSubnetWithCOREFee(subnetId, agentWallet)` from the agent's own wallet.
+ * `SubnetManager.accessSubnetWithCOREFee(subnetId, agentWallet)` from the wallet the agent acts for
+ * (its bound wallet, see agent-wallets.ts). The order keeps that wallet: later checks of the
+ * payment use it, so binding another wallet afterwards does not strand a CREATED order.
  *
  * An order's txHash must be that call, successful, sent by the agent's wallet to the SubnetManager,
  * granting this datanet's access to the agent's wallet (SubnetAccessGranted, token CORE, payer the
@@ -38,6 +40,7 @@ import {
   markOrderVerified,
   type OrderRow,
 } from "../repositories/subscriptions";
+import { requireAgentWallet } from "./agent-wallets";
 import { assertTransactionUnused, ORDER_TX_KIND, recordWithTransaction } from "./votes";
 
 const DAY_MS = 86_400_000;
@@ -142,20 +145,21 @@ export async function createOrder(
     txHash,
     now = new Date(),
   }: {
-    agent: { id: string; walletAddress: Address };
+    agent: { id: string; walletAddress: Address | null };
     subnet: { id: string; tokenId: bigint };
     pkg: SubscriptionPackageConfig;
     txHash: Hash;
     now?: Date;
   },
 ): Promise<string> {
+  const wallet = requireAgentWallet(agent);
   await assertTransactionUnused(db, txHash);
   const { client, protocol } = context.chain();
   let payment: VerifiedPayment;
   try {
     payment = await verifyPackagePayment(client, protocol.contracts, {
       hash: txHash,
-      wallet: agent.walletAddress,
+      wallet,
       subnetTokenId: subnet.tokenId,
     });
   } catch (error) {
@@ -170,6 +174,7 @@ export async function createOrder(
       subnetId: subnet.id,
       subnetTokenId: subnet.tokenId.toString(),
       packageId: pkg.id,
+      walletAddress: wallet.toLowerCase(),
       subscriptionDays: pkg.subscriptionDays,
       amount: payment.amount.toString(),
       status: verified ? "VERIFIED" : "CREATED",
@@ -190,7 +195,7 @@ export async function refreshCreatedOrders(
   db: OffchainDb,
   context: PlatformContext,
   config: AgentsConfig,
-  { agent, subnetDraftId, now = new Date() }: { agent: { id: string; walletAddress: Address }; subnetDraftId: string; now?: Date },
+  { agent, subnetDraftId, now = new Date() }: { agent: { id: string }; subnetDraftId: string; now?: Date },
 ): Promise<OrderRow[]> {
   const orders = await listAgentOrders(db, agent.id, subnetDraftId);
   const pending = orders.filter((order) => order.status === "CREATED");
@@ -201,7 +206,7 @@ export async function refreshCreatedOrders(
     try {
       const payment = await verifyPackagePayment(client, protocol.contracts, {
         hash: order.txHash as Hash,
-        wallet: agent.walletAddress,
+        wallet: order.walletAddress as Address,
         subnetTokenId: BigInt(order.subnetTokenId),
       });
       if (payment.confirmations < BigInt(config.orderMinConfirmations)) continue;
@@ -232,7 +237,7 @@ export async function hasValidSubscription(
   db: OffchainDb,
   context: PlatformContext,
   config: AgentsConfig,
-  { agent, subnetDraftId, now = new Date() }: { agent: { id: string; walletAddress: Address }; subnetDraftId: string; now?: Date },
+  { agent, subnetDraftId, now = new Date() }: { agent: { id: string }; subnetDraftId: string; now?: Date },
 ): Promise<boolean> {
   if (await hasActiveSubscription(db, { agentId: agent.id, subnetDraftId, now })) return true;
   await refreshCreatedOrders(db, context, config, { agent, subnetDraftId, now });

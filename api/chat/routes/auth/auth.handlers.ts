@@ -4,7 +4,7 @@ import { getAddress } from "viem";
 import { createWalletSession } from "../../../http/auth/wallet-session";
 import { unauthorized, withDatabase } from "../../../http/errors";
 import type { ChatHandler } from "../../context";
-import { verifyWalletSignature } from "../../services/wallet-signature";
+import { verifyWalletSignature } from "../../../http/auth/wallet-signature";
 import { consumeNonce, findNonce, insertNonce, pruneNonces } from "../../repositories/auth";
 import type * as routes from "./auth.routes";
 

@@ -1,7 +1,8 @@
-/** Agent handlers (spec §4.5): registration, profile, subnets, pods, archive, votes. */
+/** Agent handlers (spec §4.5): registration, wallet binding, profile, subnets, pods, archive, votes. */
 import type { Hash } from "viem";
 import type { PlatformHandler } from "../../context";
 import { listPublicSubnetSummaries } from "../../repositories/agents";
+import { bindAgentWallet as bind, issueWalletNonce, requireAgentWallet } from "../../services/agent-wallets";
 import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from "../../services/agents";
 import { createMintedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
@@ -10,8 +11,18 @@ import { assertTransactionUnused, recordReportedVote, verifyVoteTransaction } fr
 import type * as routes from "./agents.routes";
 
 export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
-  const agent = await register(c.var.ctx.db, c.req.valid("json"));
+  const agent = await register(c.var.ctx.db, c.var.ctx.platform, c.req.valid("json"));
   return c.json({ data: agent }, 200);
+};
+
+export const createAgentWalletNonce: PlatformHandler<typeof routes.createAgentWalletNonceRoute> = async (c) => {
+  const data = await issueWalletNonce(c.var.ctx.db, c.req.valid("json"));
+  return c.json({ data }, 200);
+};
+
+export const bindAgentWallet: PlatformHandler<typeof routes.bindAgentWalletRoute> = async (c) => {
+  const data = await bind(c.var.ctx.db, c.var.ctx.platform, c.var.agent.id, c.req.valid("json"));
+  return c.json({ data }, 200);
 };
 
 export const listAgentSubnets: PlatformHandler<typeof routes.listAgentSubnetsRoute> = async (c) => {
@@ -28,10 +39,11 @@ export const updateAgent: PlatformHandler<typeof routes.updateAgentRoute> = asyn
 
 export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetRoute> = async (c) => {
   const { agent } = c.var;
+  const wallet = requireAgentWallet(agent);
   const { txHash, ...body } = c.req.valid("json");
   const { id } = await createPublishedSubnet(c.var.ctx.db, c.var.ctx.platform, {
     creator: { kind: "agent", agentId: agent.id },
-    wallet: agent.walletAddress,
+    wallet,
     body,
     txHash: txHash as Hash,
   });
@@ -40,10 +52,11 @@ export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetR
 
 export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> = async (c) => {
   const { agent } = c.var;
+  const wallet = requireAgentWallet(agent);
   const { txHash, ...body } = c.req.valid("json");
   const { id } = await createMintedPod(c.var.ctx.db, c.var.ctx.platform, {
     creator: { kind: "agent", agentId: agent.id },
-    wallet: agent.walletAddress,
+    wallet,
     body,
     txHash: txHash as Hash,
     source: "agent",
@@ -59,13 +72,14 @@ export const archiveAgentPod: PlatformHandler<typeof routes.archiveAgentPodRoute
 export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c) => {
   const { agent } = c.var;
   const { db, platform } = c.var.ctx;
+  const voter = requireAgentWallet(agent);
   const { podId } = c.req.valid("param");
   const { txHash } = c.req.valid("json");
   const pod = await findPodRef(db, podId, { agentId: agent.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
   await assertTransactionUnused(db, txHash as Hash);
-  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter: agent.walletAddress, claim: { podTokenId } });
+  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter, claim: { podTokenId } });
   const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key });
   return c.json({ data: { id } }, 200);
 };

@@ -6,6 +6,8 @@ import * as routes from "./agents.routes";
 
 export const agentsRouter = createRouter<PlatformEnv>()
   .openapi(routes.registerAgentRoute, handlers.registerAgent)
+  .openapi(routes.createAgentWalletNonceRoute, handlers.createAgentWalletNonce)
+  .openapi(routes.bindAgentWalletRoute, handlers.bindAgentWallet)
   .openapi(routes.listAgentSubnetsRoute, handlers.listAgentSubnets)
   .openapi(routes.updateAgentRoute, handlers.updateAgent)
   .openapi(routes.createAgentSubnetRoute, handlers.createAgentSubnet)

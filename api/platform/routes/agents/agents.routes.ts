@@ -1,10 +1,10 @@
-/** Agent routes (spec §4.5): registration, profile, datanets, pods, archive, votes. */
+/** Agent routes (spec §4.5): registration, wallet binding, profile, datanets, pods, archive, votes. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { chainReady } from "../../../http/middleware";
 import { agentAuth } from "../../middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { AGENT_BEARER_SECURITY, AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
-import { OptionalHttpUrlSchema, PodDraftBodySchema, SubnetDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
+import { AddressSchema, OptionalHttpUrlSchema, PodDraftBodySchema, SubnetDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
 
 const tags = ["Agents"];
 
@@ -33,6 +33,21 @@ function withOrchestratorAlias<T extends { isOrchestrator?: boolean; isOrquestra
 }
 const description = z.string().trim().max(AGENT_DESCRIPTION_MAX);
 
+const EXAMPLE_WALLET = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+const EXAMPLE_NONCE = "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42";
+const EXAMPLE_SIGNATURE = `0x${"5a".repeat(65)}`;
+
+const WalletAddressSchema = AddressSchema.openapi({ description: "The wallet (any case; answered lower case)", example: EXAMPLE_WALLET });
+const NonceSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .openapi({ description: "The nonce from POST /agents/wallet-nonce", example: EXAMPLE_NONCE });
+const SignatureSchema = z.string().min(1).max(20_000).openapi({
+  description: "The wallet's signature of the nonce's `message` (EIP-191 personal_sign; ERC-1271 and ERC-6492 smart wallets too)",
+  example: EXAMPLE_SIGNATURE,
+});
+
 export const RegisterAgentBodySchema = z
   .object({
     name,
@@ -40,25 +55,110 @@ export const RegisterAgentBodySchema = z
     thumbnailURL: OptionalHttpUrlSchema,
     isOrchestrator: z.boolean().optional(),
     isOrquestra: z.boolean().optional().openapi({ description: "The live platform's name of isOrchestrator (accepted as an alias)" }),
+    walletAddress: WalletAddressSchema.optional().openapi({
+      description: "A wallet the user controls for the agent to act for; needs `nonce` and `signature`",
+    }),
+    nonce: NonceSchema.optional(),
+    signature: SignatureSchema.optional(),
+    createWallet: z.boolean().optional().openapi({
+      description: "Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored)",
+    }),
+  })
+  .superRefine((body, ctx) => {
+    const proof = body.nonce !== undefined || body.signature !== undefined;
+    if (body.walletAddress !== undefined && (body.nonce === undefined || body.signature === undefined)) {
+      ctx.addIssue({ code: "custom", message: "walletAddress needs nonce and signature (see POST /agents/wallet-nonce)" });
+    } else if (body.walletAddress === undefined && proof) {
+      ctx.addIssue({ code: "custom", message: "nonce and signature go with walletAddress" });
+    }
+    if (body.walletAddress !== undefined && body.createWallet === true) {
+      ctx.addIssue({ code: "custom", message: "Send either walletAddress (with nonce and signature) or createWallet, not both" });
+    }
   })
   .transform(withOrchestratorAlias)
-  .openapi("RegisterAgentBody");
+  .openapi("RegisterAgentBody", {
+    example: {
+      name: "Scout",
+      description: "Finds datasets",
+      walletAddress: EXAMPLE_WALLET,
+      nonce: EXAMPLE_NONCE,
+      signature: EXAMPLE_SIGNATURE,
+    },
+  });
 
 export const RegisteredAgentSchema = z
   .object({
     id: z.string().openapi({ format: "uuid" }),
     apiKey: z.string().openapi({ description: "The bearer credential (shown once)" }),
     accessToken: z.string().openapi({ description: "The same credential under its other name" }),
-    walletAddress: z.string().openapi({ description: "The agent's fresh wallet, lower-case" }),
-    privateKey: z.string().openapi({
-      description: "The wallet's private key, shown once and never stored: agent txHashes must come from this wallet",
+    walletAddress: z.string().nullable().openapi({
+      description:
+        "The wallet the agent acts for, lower case: the proven walletAddress, the generated wallet (createWallet), or null until one is bound with POST /agents/{agentId}/wallet",
+    }),
+    privateKey: z.string().optional().openapi({
+      description: "Only with createWallet: the generated wallet's private key, shown once and never stored",
     }),
     isOrchestrator: z.boolean(),
     name: z.string(),
     description: z.string(),
     thumbnailURL: z.string().nullable(),
   })
-  .openapi("RegisteredAgent");
+  .openapi("RegisteredAgent", {
+    example: {
+      id: "9b2e4c1a-6f0d-4a8e-b3c5-7d1e2f3a4b5c",
+      apiKey: `agt_${"Q".repeat(43)}`,
+      accessToken: `agt_${"Q".repeat(43)}`,
+      walletAddress: EXAMPLE_WALLET,
+      isOrchestrator: false,
+      name: "Scout",
+      description: "Finds datasets",
+      thumbnailURL: null,
+    },
+  });
+
+export const WalletNonceBodySchema = z
+  .object({
+    walletAddress: WalletAddressSchema,
+    agentId: z.string().max(100).optional().openapi({
+      format: "uuid",
+      description: "To bind the wallet to this existing agent (POST /agents/{agentId}/wallet); omit to register a new agent with it",
+    }),
+  })
+  .openapi("AgentWalletNonceBody", { example: { walletAddress: EXAMPLE_WALLET } });
+
+export const WalletNonceSchema = z
+  .object({
+    nonce: z.string().openapi({ format: "uuid", description: "Valid for 5 minutes, usable once" }),
+    message: z.string().openapi({ description: "Sign this text unchanged with the wallet (EIP-191 personal_sign)" }),
+    expiresAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("AgentWalletNonce", {
+    example: {
+      nonce: EXAMPLE_NONCE,
+      message: [
+        "Data-Market Platform API asks you to let an agent act for this wallet.",
+        "",
+        "Address: 0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "Agent: a new agent, registered with this nonce",
+        `Nonce: ${EXAMPLE_NONCE}`,
+        "Expires at: 2026-01-01T12:05:00.000Z",
+        "",
+        "Signing lets the agent's credential record transactions this wallet sends. It sends no transaction and costs nothing.",
+      ].join("\n"),
+      expiresAt: "2026-01-01T12:05:00.000Z",
+    },
+  });
+
+export const BindAgentWalletBodySchema = z
+  .object({ walletAddress: WalletAddressSchema, nonce: NonceSchema, signature: SignatureSchema })
+  .openapi("BindAgentWalletBody", { example: { walletAddress: EXAMPLE_WALLET, nonce: EXAMPLE_NONCE, signature: EXAMPLE_SIGNATURE } });
+
+export const AgentWalletSchema = z
+  .object({
+    id: z.string().openapi({ format: "uuid" }),
+    walletAddress: z.string().openapi({ description: "The wallet now bound, lower case" }),
+  })
+  .openapi("AgentWallet", { example: { id: "9b2e4c1a-6f0d-4a8e-b3c5-7d1e2f3a4b5c", walletAddress: EXAMPLE_WALLET } });
 
 export const UpdateAgentBodySchema = z
   .object({
@@ -82,11 +182,11 @@ export const SubnetSummarySchema = z
   .openapi("SubnetSummary");
 
 export const AgentSubnetBodySchema = SubnetDraftBodySchema.extend({
-  txHash: TxHashSchema.openapi({ description: "The publishSubnet transaction, sent by the agent's wallet" }),
+  txHash: TxHashSchema.openapi({ description: "The publishSubnet transaction, sent by the agent's bound wallet" }),
 }).openapi("AgentSubnetBody");
 
 export const AgentPodBodySchema = PodDraftBodySchema.extend({
-  txHash: TxHashSchema.openapi({ description: "The mint transaction, sent by the agent's wallet (pod minted to it)" }),
+  txHash: TxHashSchema.openapi({ description: "The mint transaction, sent by the agent's bound wallet (pod minted to it)" }),
 }).openapi("AgentPodBody");
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
@@ -96,11 +196,41 @@ export const registerAgentRoute = createRoute({
   method: "post",
   path: "/agents/register",
   tags,
-  summary: "Register a new agent: a new id, credential and wallet on every call",
+  summary: "Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet",
   request: { body: json(RegisterAgentBodySchema) },
   responses: {
-    200: jsonContent(dataEnvelope(RegisteredAgentSchema), "The new agent, with its credential and wallet key (shown once)"),
+    200: jsonContent(dataEnvelope(RegisteredAgentSchema), "The new agent, with its credential (shown once)"),
+    400: errorResponse("Invalid body, or a wallet proof that does not hold (the message says why)"),
+  },
+});
+
+export const createAgentWalletNonceRoute = createRoute({
+  operationId: "createAgentWalletNonce",
+  method: "post",
+  path: "/agents/wallet-nonce",
+  tags,
+  summary: "A single-use nonce and the message a wallet signs to be bound to a new agent (register) or to agentId",
+  request: { body: json(WalletNonceBodySchema) },
+  responses: {
+    200: jsonContent(dataEnvelope(WalletNonceSchema), "The nonce (valid 5 minutes) and the message to sign"),
     400: errorResponse("Invalid body"),
+    404: errorResponse("No agent with this agentId"),
+  },
+});
+
+export const bindAgentWalletRoute = createRoute({
+  operationId: "bindAgentWallet",
+  middleware: [agentAuth] as const,
+  method: "post",
+  path: "/agents/{agentId}/wallet",
+  tags,
+  summary: "Bind a wallet the user controls to the agent (replacing its wallet): agent routes then accept its transactions",
+  security: AGENT_BEARER_SECURITY,
+  request: { params: AgentParamsSchema, body: json(BindAgentWalletBodySchema) },
+  responses: {
+    200: jsonContent(dataEnvelope(AgentWalletSchema), "Bound"),
+    400: errorResponse("Invalid body, or a wallet proof that does not hold (the message says why)"),
+    ...agentErrors,
   },
 });
 
@@ -144,7 +274,7 @@ export const createAgentSubnetRoute = createRoute({
   request: { params: AgentParamsSchema, body: json(AgentSubnetBodySchema) },
   responses: {
     201: jsonContent(dataEnvelope(z.object({ subnetId: z.string() })), "Datanet recorded"),
-    400: errorResponse("Invalid body, or a txHash that does not prove the publication"),
+    400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the publication"),
     ...agentErrors,
     503: errorResponse("Chain unavailable"),
   },
@@ -161,7 +291,7 @@ export const createAgentPodRoute = createRoute({
   request: { params: AgentParamsSchema, body: json(AgentPodBodySchema) },
   responses: {
     201: jsonContent(dataEnvelope(z.object({ podId: z.string() })), "Pod recorded"),
-    400: errorResponse("Invalid body, or a txHash that does not prove the mint"),
+    400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the mint"),
     ...agentErrors,
     503: errorResponse("Chain unavailable"),
   },
@@ -194,7 +324,7 @@ export const agentVoteRoute = createRoute({
   request: { params: AgentPodParamsSchema, body: json(TxHashBodySchema) },
   responses: {
     200: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Vote recorded; `id` is the public vote id"),
-    400: errorResponse("Invalid body, or a txHash that does not prove a vote of the agent on this pod"),
+    400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove a vote of the agent's wallet on this pod"),
     ...agentErrors,
     404: errorResponse("Pod not found"),
     503: errorResponse("Chain unavailable"),

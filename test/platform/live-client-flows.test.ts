@@ -1,0 +1,216 @@
+/**
+ * The flows of the live platform's public clients, end to end on anvil with the indexer: the
+ * command-line client (a user's own key mints, buys access and votes, then its agent credential
+ * registers each txHash) and the agent node (registered with `isOrquestra`, votes with the
+ * operator's key). Every transaction goes through hand-written ABI fragments with the live
+ * signatures, as those clients send them; none comes from a server-made wallet. The agents act for
+ * wallets bound with the wallet's signature (at registration, or later with
+ * POST /agents/{agentId}/wallet). A transaction of a wallet the agent is not bound to is refused,
+ * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
+ */
+import { parseAbi, parseEventLogs, type Account, type Address, type Hash, type TransactionReceipt } from "viem";
+import { beforeAll, describe, expect, it } from "vitest";
+import { roleAccount } from "../../devnet/accounts";
+import { DAY } from "../../devnet/deploy";
+import { listed, mintedPod, publishDatanet, registerAgentForWallet, walletProof, type Agent, type Ref } from "./agents-harness";
+import { BASE, CORE, json, podDraftBody, usePlatformHarness } from "./harness";
+
+/** What the clients call, in the live signatures (token functions keep the spec's CORE naming). */
+const LIVE_POD_MANAGER = parseAbi([
+  "function mintPodWithCORE(address to, uint256 subnetId) returns (uint256 podId)",
+  "function vote(uint256 podId, uint256 votes, bool upVote)",
+  "function claimPodOwnerEmissions(uint256 podId, uint256 epoch)",
+  "function hasPodOwnerClaimedEmissions(uint256 epoch, uint256 podId) view returns (bool)",
+  "event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)",
+]);
+const LIVE_SUBNET_MANAGER = parseAbi(["function accessSubnetWithCOREFee(uint256 subnetId, address to)"]);
+const LIVE_VE = parseAbi([
+  "function stake(uint256 amount, uint256 duration) returns (uint256 lockupId)",
+  "function currentEpoch() view returns (uint256)",
+]);
+
+/** The CLI sends every optional URL field, empty when unset. */
+const EMPTY_URLS = { imageURL: "", thumbnailURL: "", pdfURL: "", videoURL: "" };
+
+const h = usePlatformHarness({ indexer: true });
+const curator = roleAccount("curatorA"); // owns the datanet
+const publisher = roleAccount("curatorB"); // another publisher, through the cookie routes
+const user = roleAccount("voter1"); // the CLI user's own key
+const operator = roleAccount("voter2"); // the agent node operator's key
+const third = roleAccount("voter3"); // a wallet no agent here is bound to
+
+let research: Ref;
+let publisherPod: Ref;
+let cli: Agent;
+let node: { id: string; apiKey: string };
+let userPod: Ref;
+let voteEpoch: bigint;
+
+const p = () => h().devnet.protocol;
+const contract = (name: "PodManager" | "SubnetManager" | "VeCore") => p().address(name);
+const send = (account: Account, address: Address, abi: typeof LIVE_POD_MANAGER | typeof LIVE_SUBNET_MANAGER | typeof LIVE_VE, functionName: string, args: readonly unknown[]) =>
+  p().send(account, { address, abi, functionName, args });
+const readLive = <T>(address: Address, abi: typeof LIVE_POD_MANAGER | typeof LIVE_VE, functionName: string, args: readonly unknown[] = []) =>
+  p().publicClient.readContract({ address, abi, functionName, args } as never) as Promise<T>;
+
+/** A live client mints with its own key and reads the new pod's id from the ERC-721 Transfer. */
+async function mintLive(account: Account, subnet: Ref): Promise<{ tokenId: bigint; txHash: Hash }> {
+  const receipt = await send(account, contract("PodManager"), LIVE_POD_MANAGER, "mintPodWithCORE", [account.address, subnet.tokenId]);
+  const [transfer] = parseEventLogs({
+    abi: LIVE_POD_MANAGER,
+    eventName: "Transfer",
+    logs: receipt.logs.filter((log) => log.address.toLowerCase() === contract("PodManager").toLowerCase()),
+  });
+  expect(transfer!.args.to.toLowerCase()).toBe(account.address.toLowerCase());
+  return { tokenId: transfer!.args.tokenId, txHash: receipt.transactionHash };
+}
+
+const buyAccessLive = (account: Account, subnet: Ref) =>
+  send(account, contract("SubnetManager"), LIVE_SUBNET_MANAGER, "accessSubnetWithCOREFee", [subnet.tokenId, account.address]);
+const lockLive = (account: Account) => send(account, contract("VeCore"), LIVE_VE, "stake", [CORE(1000), BigInt(365 * DAY)]);
+const voteLive = (account: Account, pod: Ref, votes: bigint, upVote = true) =>
+  send(account, contract("PodManager"), LIVE_POD_MANAGER, "vote", [pod.tokenId, votes, upVote]);
+const votedLogIndex = (receipt: TransactionReceipt) => receipt.logs.at(-1)!.logIndex;
+
+const ordersPath = (agentId: string, subnet: Ref) =>
+  `${BASE}/agents/${agentId}/subnets/${subnet.id}/datasets/subscriptions/packages/monthly/orders`;
+const orderListPath = (agentId: string, subnet: Ref) =>
+  `${BASE}/agents/${agentId}/subnets/${subnet.id}/datasets/subscriptions/packages/orders`;
+const podVotes = async (pod: Ref, epoch: bigint) =>
+  (await json(await h().request(`${BASE}/public/pods/${pod.id}/votes/epochs/${epoch}`))).data.podVotes as Array<{ id: string; voter: string; upVote: boolean }>;
+
+beforeAll(async () => {
+  for (const account of [curator, publisher, user, operator, third]) await h().fund(account);
+  const owner = await h().signIn("owner", curator, "Olivia");
+  research = await publishDatanet(h(), owner, curator, "Research");
+  await h().write(curator, "SubnetManager", "setAccessFeeCORE", [research.tokenId, CORE(10)]);
+  await h().write(curator, "SubnetManager", "setEmissionsPerEpochCORE", [research.tokenId, CORE(1000)]);
+  await h().write(curator, "SubnetManager", "seedEmissionPool", [research.tokenId, CORE(20_000), 0n]);
+  publisherPod = await mintedPod(h(), await h().signIn("publisher", publisher, "Paul"), publisher, research);
+  await listed(h(), publisherPod);
+});
+
+describe("the command-line client: the user's own key acts, the agent credential records", () => {
+  it("registers an agent bound to the user's wallet (nonce, personal_sign, register); no key is handed out", async () => {
+    cli = await registerAgentForWallet(h(), user, { name: "CLI agent", description: "Mints and votes for its user" });
+    expect(cli.registration).toMatchObject({ walletAddress: user.address.toLowerCase(), isOrchestrator: false });
+    expect(cli.registration).not.toHaveProperty("privateKey");
+  });
+
+  it("mints a pod with the user's key; the agent registers the mint and the pod is public with the agent as creator", async () => {
+    const { tokenId, txHash } = await mintLive(user, research);
+    const response = await cli.request(`${BASE}/agents/${cli.id}/pods`, {
+      body: { ...podDraftBody(research.id, { podName: "User's own pod" }), ...EMPTY_URLS, txHash },
+    });
+    expect(response.status).toBe(201);
+    userPod = { id: (await json(response)).data.podId, tokenId };
+    await listed(h(), userPod);
+    const { pod } = (await json(await h().request(`${BASE}/public/pods/${userPod.id}`))).data;
+    expect(pod).toMatchObject({ tokenId: Number(tokenId), creator: { id: cli.id, username: "CLI agent" } });
+  });
+
+  it("buys access with the user's key; the agent's order is VERIFIED and the dataset downloads", async () => {
+    const payment = await buyAccessLive(user, research);
+    const response = await cli.request(ordersPath(cli.id, research), { body: { txHash: payment.transactionHash } });
+    expect(response.status).toBe(201);
+    const { orderId } = (await json(response)).data;
+    const orders = await json(await cli.request(orderListPath(cli.id, research)));
+    expect(orders.data.orders).toEqual([
+      { id: orderId, package: { id: "monthly", subscriptionDays: 30 }, status: "VERIFIED", expiresAt: expect.any(String) },
+    ]);
+    const dataset = await cli.request(`${BASE}/agents/${cli.id}/subnets/${research.id}/datasets`);
+    expect(dataset.status).toBe(200);
+    const pods = (await json(dataset)).data.pods.map((pod: { id: string }) => pod.id);
+    expect(pods).toEqual(expect.arrayContaining([userPod.id, publisherPod.id]));
+  });
+
+  it("votes with the user's key on another publisher's pod; the agent registers it and it is in the public votes", async () => {
+    await lockLive(user);
+    voteEpoch = await readLive<bigint>(contract("VeCore"), LIVE_VE, "currentEpoch");
+    const receipt = await voteLive(user, publisherPod, CORE(25));
+    const response = await cli.request(`${BASE}/agents/${cli.id}/pods/${publisherPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
+    expect(response.status).toBe(200);
+    const id = `${receipt.transactionHash}-${votedLogIndex(receipt)}`;
+    expect(await json(response)).toEqual({ data: { id } });
+    await h().caughtUp();
+    expect(await podVotes(publisherPod, voteEpoch)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id, voter: user.address.toLowerCase(), upVote: true })]),
+    );
+    // one transaction backs one record
+    const again = await cli.request(`${BASE}/agents/${cli.id}/pods/${publisherPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
+    expect(again.status).toBe(400);
+    expect(await json(again)).toEqual({ error: "Transaction already used" });
+  });
+
+  it("refuses (400) a mint, a payment and a vote sent from a third wallet, and records none of them", async () => {
+    const notSent = { error: "Transaction was not sent by the caller's wallet" };
+    const mint = await mintLive(third, research);
+    const pod = await cli.request(`${BASE}/agents/${cli.id}/pods`, { body: { ...podDraftBody(research.id), ...EMPTY_URLS, txHash: mint.txHash } });
+    expect(pod.status).toBe(400);
+    expect(await json(pod)).toEqual(notSent);
+
+    const payment = await buyAccessLive(third, research);
+    const order = await cli.request(ordersPath(cli.id, research), { body: { txHash: payment.transactionHash } });
+    expect(order.status).toBe(400);
+    expect(await json(order)).toEqual(notSent);
+    expect((await json(await cli.request(orderListPath(cli.id, research)))).data.orders).toHaveLength(1);
+
+    await lockLive(third);
+    const vote = await voteLive(third, publisherPod, CORE(5));
+    const voted = await cli.request(`${BASE}/agents/${cli.id}/pods/${publisherPod.id}/votes`, { body: { txHash: vote.transactionHash } });
+    expect(voted.status).toBe(400);
+    expect(await json(voted)).toEqual(notSent);
+  });
+});
+
+describe("the agent node: registered with isOrquestra, votes with the operator's key", () => {
+  it("registers without a wallet, which its vote route then asks for", async () => {
+    const registered = await h().request(`${BASE}/agents/register`, { body: { name: "Node", description: "Orchestrates", isOrquestra: true } });
+    expect(registered.status).toBe(200);
+    const data = (await json(registered)).data;
+    expect(data).toMatchObject({ isOrchestrator: true, walletAddress: null });
+    node = data;
+    const headers = { Authorization: `Bearer ${node.apiKey}` };
+    expect((await h().request(`${BASE}/agents/${node.id}`, { method: "PATCH", headers, body: { isOrquestra: true } })).status).toBe(200);
+
+    await lockLive(operator);
+    await buyAccessLive(operator, research);
+    const receipt = await voteLive(operator, userPod, CORE(40));
+    const path = `${BASE}/agents/${node.id}/pods/${userPod.id}/votes`;
+    const refused = await h().request(path, { headers, body: { txHash: receipt.transactionHash } });
+    expect(refused.status).toBe(400);
+    expect(await json(refused)).toEqual({ error: `Agent has no wallet; bind one with POST /agents/${node.id}/wallet` });
+
+    // the operator binds its wallet, then the same transaction is accepted (the refusal recorded nothing)
+    const proof = await walletProof(h(), operator, node.id);
+    const bound = await h().request(`${BASE}/agents/${node.id}/wallet`, {
+      headers,
+      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+    });
+    expect(bound.status).toBe(200);
+    expect(await json(bound)).toEqual({ data: { id: node.id, walletAddress: operator.address.toLowerCase() } });
+    const accepted = await h().request(path, { headers, body: { txHash: receipt.transactionHash } });
+    expect(accepted.status).toBe(200);
+    const id = `${receipt.transactionHash}-${votedLogIndex(receipt)}`;
+    expect(await json(accepted)).toEqual({ data: { id } });
+    await h().caughtUp();
+    expect(await podVotes(userPod, voteEpoch)).toEqual([expect.objectContaining({ id, voter: operator.address.toLowerCase(), upVote: true })]);
+
+    // the user's agent cannot record the operator's vote
+    const other = await cli.request(`${BASE}/agents/${cli.id}/pods/${userPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
+    expect(other.status).toBe(400);
+  });
+});
+
+describe("emissions: the claim check a live client makes", () => {
+  it("reads hasPodOwnerClaimedEmissions(epoch, podId) false before the owner's claim and true after", async () => {
+    const claimed = (pod: Ref) => readLive<boolean>(contract("PodManager"), LIVE_POD_MANAGER, "hasPodOwnerClaimedEmissions", [voteEpoch, pod.tokenId]);
+    await p().advanceToNextEpoch();
+    expect(await claimed(userPod)).toBe(false);
+    expect(await claimed(publisherPod)).toBe(false);
+    // the user claims their pod's owner share for the epoch of the operator's vote, with their own key
+    await send(user, contract("PodManager"), LIVE_POD_MANAGER, "claimPodOwnerEmissions", [userPod.tokenId, voteEpoch]);
+    expect(await claimed(userPod)).toBe(true);
+    expect(await claimed(publisherPod)).toBe(false);
+  });
+});
