@@ -282,3 +282,26 @@ describe("POST /agents/{agentId}/wallet", () => {
     expect((await bind(agent, body)).status).toBe(200);
   });
 });
+
+describe("OpenAPI document", () => {
+  it("describes the wallet routes with their operationIds and examples", async () => {
+    const doc = await json(await h().request("/openapi.json"));
+    const schema = (ref: { $ref?: string }) => doc.components.schemas[ref.$ref!.split("/").pop()!];
+    for (const [path, operationId, security] of [
+      ["/api/v1/agents/wallet-nonce", "createAgentWalletNonce", null],
+      ["/api/v1/agents/{agentId}/wallet", "bindAgentWallet", [{ agentBearer: [] }]],
+      ["/api/v1/agents/register", "registerAgent", null],
+    ] as const) {
+      const operation = doc.paths[path].post;
+      expect(operation.operationId).toBe(operationId);
+      expect(operation.security ?? null).toEqual(security);
+      const request = schema(operation.requestBody.content["application/json"].schema);
+      expect(request.example, `${path} request example`).toMatchObject({ walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
+      const data = operation.responses["200"].content["application/json"].schema.properties.data;
+      expect(schema(data).example, `${path} response example`).toEqual(expect.any(Object));
+    }
+    const registered = doc.components.schemas.RegisteredAgent;
+    expect(registered.required).not.toContain("privateKey");
+    expect(registered.properties.walletAddress.type).toEqual(["string", "null"]);
+  });
+});
