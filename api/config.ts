@@ -1,5 +1,5 @@
 import { logFormatFrom } from "../ops/logger";
-import { parseEnv, type LogFormat, type LogLevel, type RawEnv } from "./env";
+import { parseEnv, type CorsOrigins, type LogFormat, type LogLevel, type RawEnv } from "./env";
 
 export type { LogFormat, LogLevel };
 
@@ -14,6 +14,10 @@ export interface ApiConfig {
   logFormat: LogFormat;
   rateLimit: { points: number; windowSeconds: number };
   trustProxy: boolean;
+  /** CORS_ORIGINS: who may call the surfaces from a browser (see api/http/cors.ts). */
+  corsOrigins: CorsOrigins;
+  /** METRICS_TOKEN: the Bearer token `/metrics` requires, if any (see api/http/metrics.ts). */
+  metricsToken: string | undefined;
 }
 
 /** The process-wide settings of the API (see api/env.ts); throws one readable error listing every invalid variable. */
@@ -29,5 +33,7 @@ export function loadConfig(env: RawEnv = process.env): ApiConfig {
     logFormat: logFormatFrom({ LOG_FORMAT: e.LOG_FORMAT }),
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
+    corsOrigins: e.CORS_ORIGINS,
+    metricsToken: e.METRICS_TOKEN,
   };
 }

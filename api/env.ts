@@ -61,6 +61,29 @@ const packagesSchema = z
       .refine((list) => new Set(list.map((p) => p.id)).size === list.length, "package ids must be unique"),
   );
 
+/** `*`, `none`, or the listed origins (each `scheme://host[:port]`, no path). */
+export type CorsOrigins = "*" | "none" | string[];
+
+function parseCorsOrigins(text: string, fail: (message: string) => void): CorsOrigins {
+  const value = text.trim();
+  if (value === "*" || value === "none") return value;
+  const origins = value.split(",").map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      fail(`"${origin}" is not an origin like https://app.example.org (scheme and host, lower case, no path); use * or none alone`);
+      return "none";
+    }
+  }
+  if (origins.length === 0) fail("lists no origin");
+  return origins;
+}
+
 /** The process: database, ports, bind address, indexer, logs, rate limits. */
 const serverVariables = {
   /** Unset: the API starts the project's embedded PostgreSQL server (ops/postgres). */
@@ -86,6 +109,17 @@ const serverVariables = {
   INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(10),
   /** …or this many seconds of chain time. */
   INDEXER_MAX_LAG_SECONDS: z.coerce.number().int().min(0).default(60),
+  /**
+   * Browser origins the three surfaces answer cross-origin (CORS): `*` (any origin, never with
+   * credentials, so no cookies), `none`, or a comma-separated list of origins such as
+   * `https://app.example.org`, which are also allowed credentials (the Platform API's cookie).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .transform((text, ctx) => parseCorsOrigins(text, (message) => ctx.addIssue({ code: "custom", message }))),
+  /** Bearer token `/metrics` requires. Unset: `/metrics` is served only while HOST is a loopback address. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 };
 
 /** The identity provider whose `idp-token` cookie the Platform API accepts. */

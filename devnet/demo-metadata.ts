@@ -3,8 +3,9 @@
  * on chain only, and the Platform API lists only datanets and pods with off-chain metadata. This
  * step gives them some, as their owners would: for each seeded datanet and pod it signs in as the
  * owner (a cookie of the local identity provider for the owner's devnet wallet), creates a draft
- * through the real HTTP routes and links it with the seed's own transaction (publish, mint,
- * republish), so the drafts, the on-chain verification and the public lists all run as for a client.
+ * through the real HTTP routes with the project's typed client (client/, generated from the
+ * OpenAPI document) and links it with the seed's own transaction (publish, mint, republish), so the
+ * drafts, the on-chain verification and the public lists all run as for a client.
  *
  * Idempotent: an item whose token already has metadata (the caller's or anyone's) is left alone,
  * a draft left unlinked by an earlier run is reused, and a transaction the API reports as already
@@ -12,6 +13,7 @@
  * voter2) are skipped: their mint was not sent by the owner, so only the chat server can link them.
  */
 import { localIdpKeyPair, signLocalIdpToken, IDP_COOKIE } from "../api/http/auth/idp-cookie";
+import { createPlatformClient } from "../client";
 import type { Role } from "./accounts";
 import type { SeededPod, SeededSubnet, SeedSummary } from "./seed";
 
@@ -146,7 +148,7 @@ function podContent(index: number, tokenId: number): PodContent {
   );
 }
 
-// ---- HTTP ----
+// ---- HTTP: the typed Platform API client (client/) ----
 
 class ApiError extends Error {
   constructor(
@@ -163,55 +165,38 @@ const ALREADY_DONE = [/Transaction already used/i, /already linked/i, /already (
 const isAlreadyDone = (error: unknown) =>
   error instanceof ApiError && error.status === 400 && ALREADY_DONE.some((pattern) => pattern.test(error.apiMessage));
 
-type Client = {
-  get<T>(path: string, options?: { allow404?: boolean }): Promise<T | undefined>;
-  post<T>(path: string, body: unknown): Promise<T>;
-};
+type Client = ReturnType<typeof createPlatformClient>;
+
+/** `fetch` that, over the rate limit, waits as told (briefly) and tries again, a few times. */
+async function fetchWaitingOn429(request: Request): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(request.clone());
+    if (response.status !== 429 || attempt >= 4) return response;
+    const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, 15);
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
+}
 
 function apiClient(platformUrl: string, cookie?: string): Client {
-  const base = `${platformUrl.replace(/\/+$/, "")}/api/v1`;
-  async function call<T>(method: string, path: string, body?: unknown, allow404 = false): Promise<T | undefined> {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (cookie) headers.Cookie = cookie;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    for (let attempt = 1; ; attempt++) {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      // over the rate limit: wait as told (briefly), a few times
-      if (response.status === 429 && attempt < 4) {
-        const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, 15);
-        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-        continue;
-      }
-      if (response.status === 404 && allow404) return undefined;
-      const text = await response.text();
-      let parsed: { data?: T; error?: string } | undefined;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      if (!response.ok) {
-        const message = parsed?.error ?? (text.slice(0, 200) || response.statusText);
-        const hint = response.status === 401 ? " (the API does not accept the local identity provider's cookies: IDP_JWKS_URL or IDP_PUBLIC_KEY set?)" : "";
-        throw new ApiError(response.status, `${message}${hint}`, `${method} /api/v1${path}`);
-      }
-      return parsed?.data as T;
-    }
-  }
-  return {
-    get: (path, options) => call("GET", path, undefined, options?.allow404 ?? false),
-    post: async (path, body) => (await call("POST", path, body)) as never,
-  };
+  return createPlatformClient(platformUrl, { headers: cookie ? { Cookie: cookie } : {}, fetch: fetchWaitingOn429 });
+}
+
+/** The `data` of a success answer; any other answer throws an ApiError with the API's flat error message. */
+function dataOf<T>(where: string, result: { data?: { data: T }; error?: unknown; response: Response }): T {
+  if (result.data !== undefined) return result.data.data;
+  const { status, statusText } = result.response;
+  const message = (result.error as { error?: string } | undefined)?.error ?? statusText;
+  const hint = status === 401 ? " (the API does not accept the local identity provider's cookies: IDP_JWKS_URL or IDP_PUBLIC_KEY set?)" : "";
+  throw new ApiError(status, `${message}${hint}`, where);
+}
+
+/** Like `dataOf`, but a 404 is `undefined`. */
+function dataOrNotFound<T>(where: string, result: { data?: { data: T }; error?: unknown; response: Response }): T | undefined {
+  return result.response.status === 404 ? undefined : dataOf(where, result);
 }
 
 // ---- the step ----
-
-type UserSubnet = { id: string; subnetName: string; tokenId: number | null };
-type UserPod = { id: string; name: string; tokenId: number | null };
 
 /** Creates (or reuses) drafts for the seeded datanets and pods and links them with the seed's transactions. */
 export async function publishDemoMetadata(options: DemoMetadataOptions): Promise<DemoMetadataResult> {
@@ -277,24 +262,36 @@ async function linkSubnet(
   content: SubnetContent,
   primaryToken: SeedSummary["seeded"]["primaryToken"],
 ): Promise<Partial<DemoItemResult>> {
-  const mine = (await owner.get<{ subnets: UserSubnet[] }>("/me/subnets"))!.subnets;
+  const mine = dataOf("GET /api/v1/me/subnets", await owner.GET("/api/v1/me/subnets")).subnets;
   const linked = mine.find((s) => s.tokenId === subnet.tokenId);
   if (linked) return { id: linked.id, status: "existing" };
-  const listed = await anonymous.get<{ subnet: UserSubnet }>(`/public/subnets/${subnet.tokenId}`, { allow404: true });
+  const listed = dataOrNotFound(
+    "GET /api/v1/public/subnets/{id}",
+    await anonymous.GET("/api/v1/public/subnets/{id}", { params: { path: { id: String(subnet.tokenId) } } }),
+  );
   if (listed) return { id: listed.subnet.id, status: "existing", reason: "linked by another user" };
 
   // a draft an earlier, interrupted run left unpublished is reused
   let id = mine.find((s) => s.tokenId === null && s.subnetName === content.subnetName)?.id;
-  id ??= (
-    await owner.post<{ id: string }>("/me/subnets", {
-      ...content,
-      nativeTokenAddress: subnet.primaryToken,
-      nativeTokenSymbol: primaryToken.symbol.slice(0, 5),
-      nativeTokenDecimals: primaryToken.decimals,
-    })
+  id ??= dataOf(
+    "POST /api/v1/me/subnets",
+    await owner.POST("/api/v1/me/subnets", {
+      body: {
+        ...content,
+        nativeTokenAddress: subnet.primaryToken,
+        nativeTokenSymbol: primaryToken.symbol.slice(0, 5),
+        nativeTokenDecimals: primaryToken.decimals,
+      },
+    }),
   ).id;
   try {
-    await owner.post(`/me/subnets/${id}/publish`, { subnetId: id, txHash: subnet.publishTxHash });
+    dataOf(
+      "POST /api/v1/me/subnets/{id}/publish",
+      await owner.POST("/api/v1/me/subnets/{id}/publish", {
+        params: { path: { id } },
+        body: { subnetId: id, txHash: subnet.publishTxHash },
+      }),
+    );
   } catch (error) {
     if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
     throw error;
@@ -303,19 +300,27 @@ async function linkSubnet(
 }
 
 async function linkPod(owner: Client, anonymous: Client, pod: SeededPod, content: PodContent): Promise<Partial<DemoItemResult>> {
-  const mine = (await owner.get<{ pods: UserPod[] }>("/me/pods"))!.pods;
+  const mine = dataOf("GET /api/v1/me/pods", await owner.GET("/api/v1/me/pods")).pods;
   let id = mine.find((p) => p.tokenId === pod.tokenId)?.id;
   let status: DemoItemStatus = "existing";
   if (!id) {
-    const listed = await anonymous.get<{ pod: UserPod }>(`/public/pods/${pod.tokenId}`, { allow404: true });
+    const listed = dataOrNotFound(
+      "GET /api/v1/public/pods/{podId}",
+      await anonymous.GET("/api/v1/public/pods/{podId}", { params: { path: { podId: String(pod.tokenId) } } }),
+    );
     if (listed) return { id: listed.pod.id, status: "existing", reason: "linked by another user" };
     id = mine.find((p) => p.tokenId === null && p.name === content.podName)?.id;
     // the datanet the pod was minted in, by its tokenId (it must have metadata by now)
-    id ??= (
-      await owner.post<{ id: string }>("/me/pods", { ...content, subnetId: String(pod.subnetTokenId), agreeToTerms: true })
+    id ??= dataOf(
+      "POST /api/v1/me/pods",
+      await owner.POST("/api/v1/me/pods", { body: { ...content, subnetId: String(pod.subnetTokenId), agreeToTerms: true } }),
     ).id;
+    const draftId = id;
     try {
-      await owner.post(`/me/pods/${id}/mint`, { podId: id, txHash: pod.mintTxHash });
+      dataOf(
+        "POST /api/v1/me/pods/{id}/mint",
+        await owner.POST("/api/v1/me/pods/{id}/mint", { params: { path: { id: draftId } }, body: { podId: draftId, txHash: pod.mintTxHash } }),
+      );
       status = "linked";
     } catch (error) {
       if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
@@ -325,7 +330,10 @@ async function linkPod(owner: Client, anonymous: Client, pod: SeededPod, content
   // the owner's republishes: the pod's datanet follows the latest one
   for (const republish of pod.republishes) {
     try {
-      await owner.post(`/me/pods/${id}/republish`, { podId: id, txHash: republish.txHash });
+      dataOf(
+        "POST /api/v1/me/pods/{id}/republish",
+        await owner.POST("/api/v1/me/pods/{id}/republish", { params: { path: { id } }, body: { podId: id, txHash: republish.txHash } }),
+      );
     } catch (error) {
       if (!isAlreadyDone(error)) throw error;
     }

@@ -3,6 +3,7 @@ import type { ApiDeps } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
 import { provideContext } from "../http/middleware";
+import { observeServerWallet } from "../http/metrics";
 import { jsonContent, mountOpenApi } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
@@ -76,7 +77,7 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   const { config: apiConfig, pool } = deps;
   const options = deps.chat ?? {};
   const logger = deps.logger.child({ service: "chat-server" });
-  const app = createApp<ChatEnv>({ logger, maxBodyBytes: SURFACE_BODY_LIMITS.chat });
+  const app = createApp<ChatEnv>({ logger, maxBodyBytes: SURFACE_BODY_LIMITS.chat, surface: { name: "chat", config: apiConfig } });
   const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
   const ipAndIdentityLimit = rateLimit(limiter, {
     trustProxy: apiConfig.trustProxy,
@@ -90,6 +91,7 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     (config.protocol
       ? createChatChain(config.protocol, config.serverPrivateKey, (wallet) => createPostgresSendLock(pool, wallet))
       : undefined);
+  if (chain?.wallet) observeServerWallet(chain.wallet.address, chain.wallet.pendingTransactions);
   const llm = options.llm ?? (config.llm ? createLlm(config.llm) : undefined);
   const now = options.now ?? (() => new Date());
   const knowledge = new KnowledgeBase({ docsDir: config.docsDir, specFile: config.specFile, logger });

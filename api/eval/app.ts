@@ -3,6 +3,7 @@ import type { ApiDeps } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
 import { provideContext } from "../http/middleware";
+import { observeSettlementQueue } from "../http/metrics";
 import { mountOpenApi } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
@@ -16,6 +17,7 @@ import { evalRequestsRouter } from "./routes/eval-requests/eval-requests.index";
 import { keysRouter } from "./routes/keys/keys.index";
 import { storageRouter } from "./routes/storage/storage.index";
 import { createAttachmentStorage, LocalAttachmentStorage, type AttachmentStorage } from "./storage/index";
+import { dueQueue } from "./repositories/settlement";
 import { createLlmJudge } from "./settlement/llm-judge";
 import { SettlementWorker } from "./settlement/worker";
 
@@ -45,6 +47,7 @@ export function createEvalApp(deps: EvalDeps) {
     logger,
     maxBodyBytes: SURFACE_BODY_LIMITS.eval,
     bodyLimitExempt: (c) => c.req.method === "PUT" && c.req.path.startsWith(`${EVAL_BASE_PATH}/storage/uploads/`),
+    surface: { name: "eval", config },
   });
   const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...config.rateLimit, keyPrefix: "eval", logger: deps.logger });
   const keyIssuanceLimiter =
@@ -62,6 +65,7 @@ export function createEvalApp(deps: EvalDeps) {
     keyIssuanceBudget: perIpBudget(keyIssuanceLimiter, config.trustProxy),
   };
 
+  observeSettlementQueue(() => dueQueue(ctx.db, ctx.now()));
   app.use(provideContext(ctx));
   app.use(`${EVAL_BASE_PATH}/*`, rateLimitByIpAndIdentity);
   // Every /agents path (also an unknown one): an API key, then the caller's own budget.

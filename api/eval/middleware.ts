@@ -1,12 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import { RateLimiterRes } from "rate-limiter-flexible";
 import { createMiddleware } from "hono/factory";
 import { authenticateEvalAccount } from "../http/auth/eval-api-key";
 import { createAuthMiddleware } from "../http/auth/factory";
 import { limitBody } from "../http/body-limit";
-import { HttpError, tooManyRequests } from "../http/errors";
-import { clientIp } from "../http/rate-limit";
+import { HttpError } from "../http/errors";
+import { chargeBudget, clientIp, withRateLimitHeaders } from "../http/rate-limit";
 import type { AppEnv } from "../http/types";
 import type { EvalContext, EvalEnv } from "./context";
 
@@ -21,13 +20,8 @@ export const jsonBodyLimit = (maxBytes: number): MiddlewareHandler<AppEnv> => li
  */
 export function perIpBudget(limiter: RateLimiterAbstract, trustProxy: boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    try {
-      await limiter.consume(`ip:${clientIp(c, trustProxy)}`);
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw tooManyRequests(rejection.msBeforeNext / 1000);
-      c.var.logger?.warn({ err: rejection }, "rate limiter unavailable");
-    }
-    await next();
+    await chargeBudget(c, limiter, `ip:${clientIp(c, trustProxy)}`, "key-issuance");
+    await withRateLimitHeaders(c, next);
   };
 }
 

@@ -4,10 +4,13 @@ import type { Env, ErrorHandler, NotFoundHandler } from "hono";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { Context } from "hono";
+import type { ApiConfig } from "../config";
 import { limitBodyExcept } from "./body-limit";
+import { corsMiddleware } from "./cors";
 import { errorBody, onError, onNotFound } from "./errors";
 import { createLogger, requestLogger } from "./logger";
-import type { AppEnv } from "./types";
+import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
+import type { AppEnv, Surface } from "./types";
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
@@ -37,14 +40,24 @@ export interface CreateAppOptions {
   maxBodyBytes?: number;
   /** Requests whose route streams and caps its own body (e.g. a signed upload). */
   bodyLimitExempt?: (c: Context) => boolean;
+  /** Which surface this is and the process settings it needs: request metrics, `GET /metrics`, CORS. */
+  surface?: { name: Surface; config: Pick<ApiConfig, "host" | "corsOrigins" | "metricsToken"> };
 }
 
-/** The root app of a surface: request id, request log, flat JSON errors and 404s. */
-export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt }: CreateAppOptions): OpenAPIHono<E> {
+/**
+ * The root app of a surface: request id, request log, flat JSON errors and 404s; with `surface`,
+ * also its request metrics, `GET /metrics` (api/http/metrics.ts; before any rate limit, and not
+ * counted itself) and CORS (api/http/cors.ts).
+ */
+export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
   const app = createRouter<E>();
   app.use(requestId());
+  if (surface) app.use(requestMetrics(surface.name));
   app.use(requestLogger(logger));
+  const cors = surface && corsMiddleware(surface.config.corsOrigins);
+  if (cors) app.use(cors);
   app.use(limitBodyExcept(maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, bodyLimitExempt));
+  if (surface) app.get(METRICS_PATH, metricsHandler({ token: surface.config.metricsToken, host: surface.config.host }));
   app.onError(onError as unknown as ErrorHandler<E>);
   app.notFound(onNotFound as unknown as NotFoundHandler<E>);
   return app;

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type pg from "pg";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
+import { observeIndexerLag, observePool } from "./metrics";
 import { jsonContent } from "./openapi";
 import type { AppEnv } from "./types";
 
@@ -138,6 +139,9 @@ export interface ReadinessOptions {
 export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options: ReadinessOptions): void {
   const { surface, pool, viewsSchema, ponderUrl } = options;
   const lagProbe = options.indexerLag ?? indexerLagProbe(pool, viewsSchema);
+  // what readiness checks is also what /metrics reports: the pool and the same lag probe
+  observePool(pool);
+  observeIndexerLag(() => lagProbe.measure());
   app.openapi(readyRoute(surface), async (c) => {
     const statusPromise = fetchPonderStatus(ponderUrl);
     let database: "ok" | "unavailable" = "ok";

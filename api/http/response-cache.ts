@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
+import { countCacheLookup } from "./metrics";
 import type { ReadVersion } from "./read-version";
 import type { AppEnv } from "./types";
 
@@ -107,8 +108,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
+    countCacheLookup(c.var.surface, "response", status);
     const headers = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-    if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === entry.etag || tag.trim() === "*")) {
+    if (ifNoneMatch?.split(",").some((tag) => tag.trim() === entry.etag || tag.trim() === "*")) {
       return c.body(null, 304, headers);
     }
     return c.body(entry.body as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": entry.contentType });
@@ -134,8 +136,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       if (cached && servableWhileRefreshing(cached, seen)) return answer(c, cached, ifNoneMatch, "stale");
       const entry = await shared;
       if (entry) return answer(c, entry, ifNoneMatch, "hit");
+      countCacheLookup(c.var.surface, "response", "miss");
       return next(); // the leader's answer was not cacheable: run the handler
     }
+
+    countCacheLookup(c.var.surface, "response", "miss");
 
     let settle!: (entry: Entry | undefined) => void;
     const flight = new Promise<Entry | undefined>((resolve) => (settle = resolve));

@@ -10,8 +10,13 @@ export interface Identity {
   id: string;
 }
 
+/** The three HTTP surfaces; labels their metrics. */
+export type Surface = "platform" | "chat" | "eval";
+
 export interface AppVariables {
   requestId: string;
+  /** The surface that serves the request (set by createApp's metrics middleware). */
+  surface?: Surface;
   /** Request-scoped logger carrying the request id. */
   logger: Logger;
   identity?: Identity;

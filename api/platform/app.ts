@@ -46,6 +46,7 @@ export function createPlatformApp(deps: PlatformDeps) {
   const app = createApp<PlatformEnv>({
     logger: deps.logger.child({ service: "platform-api" }),
     maxBodyBytes: SURFACE_BODY_LIMITS.platform,
+    surface: { name: "platform", config: deps.config },
   });
   app.use(provideContext(ctx));
   app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);

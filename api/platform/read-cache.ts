@@ -5,9 +5,13 @@
  */
 import type { ApiDeps } from "../deps";
 import { createReadVersion } from "../http/read-version";
+import { countCacheLookup } from "../http/metrics";
 import { createResponseCache, type ResponseCache } from "../http/response-cache";
+import { onCountCacheLookup } from "./repositories/count-cache";
 
 export function createPlatformReadCache(deps: ApiDeps, basePath: string, env: NodeJS.ProcessEnv = process.env): ResponseCache | undefined {
+  // the list totals' cache (repositories/count-cache.ts) works with or without the response cache
+  onCountCacheLookup((hit) => countCacheLookup("platform", "count", hit ? "hit" : "miss"));
   if (env.READ_CACHE === "off") return undefined;
   const publicPrefix = `${basePath}/public/`;
   const stats = `${basePath}/stats`;

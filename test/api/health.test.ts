@@ -132,4 +132,19 @@ describe("readiness", () => {
     const chatDocument = await jsonOf<{ paths: object }>(await apps.chat.request("/openapi.json"));
     expect(Object.keys(chatDocument.paths)).toContain("/health");
   });
+
+  it("has /health (liveness, 200 even while not ready) beside /ready on all three surfaces", async () => {
+    const apps = { platform: createPlatformApp(deps()), chat: createChatApp(deps()), eval: createEvalApp(deps()) };
+    const services = { platform: "platform-api", chat: "chat-server", eval: "eval-api" };
+    for (const [name, app] of Object.entries(apps)) {
+      const health = await app.request("/health");
+      expect(health.status, name).toBe(200);
+      expect(await jsonOf<{ status: string; service: string }>(health), name).toMatchObject({
+        status: "ok",
+        service: services[name as keyof typeof services],
+      });
+      const document = await jsonOf<{ paths: object }>(await app.request("/openapi.json"));
+      expect(Object.keys(document.paths), name).toEqual(expect.arrayContaining(["/health", "/ready"]));
+    }
+  });
 });

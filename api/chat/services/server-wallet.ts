@@ -72,6 +72,11 @@ export interface ServerWallet {
   send(call: ContractCall): Promise<Hash>;
   /** The receipt, or null when it has not arrived within `timeoutMs`. */
   waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt | null>;
+  /**
+   * Its transactions sent and not yet mined, by any replica or tool using the key: the node's
+   * pending nonce minus its latest one. Throws when the RPC does not answer.
+   */
+  pendingTransactions(): Promise<number>;
 }
 
 export function createServerWallet(options: {
@@ -120,6 +125,14 @@ export function createServerWallet(options: {
           throw new ChainRpcError("The transaction could not be sent", { cause: error });
         }
       }
+    },
+
+    async pendingTransactions() {
+      const [pending, mined] = await Promise.all([
+        publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }),
+        publicClient.getTransactionCount({ address: account.address, blockTag: "latest" }),
+      ]);
+      return Math.max(0, pending - mined);
     },
 
     async waitForReceipt(hash, timeoutMs) {

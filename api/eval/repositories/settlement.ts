@@ -69,3 +69,20 @@ export async function release(db: OffchainDb, input: { id: string; token: string
     .set({ lockedBy: null, lockedAt: null, updatedAt: input.at })
     .where(and(eq(evaluations.id, input.id), eq(evaluations.status, "PENDING"), eq(evaluations.lockedBy, input.token)));
 }
+
+/**
+ * The settlement queue: PENDING evaluations whose window closed by `now`, and the age in seconds
+ * of the oldest of them (0 when none). One range scan of `evaluations_status_min_settle_idx`.
+ */
+export async function dueQueue(db: OffchainDb, now: Date): Promise<{ due: number; oldestDueSeconds: number }> {
+  const result = await db.execute<{ due: number; oldest_ms: number | null }>(sql`
+    SELECT count(*)::int AS due, (extract(epoch FROM min(min_settle_at)) * 1000)::float8 AS oldest_ms
+      FROM offchain.evaluations
+     WHERE status = 'PENDING' AND min_settle_at <= ${now}`);
+  const row = result.rows[0];
+  const oldestMs = row?.oldest_ms;
+  return {
+    due: row?.due ?? 0,
+    oldestDueSeconds: oldestMs == null ? 0 : Math.max(0, (now.getTime() - oldestMs) / 1000),
+  };
+}

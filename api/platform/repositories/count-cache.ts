@@ -12,6 +12,12 @@ import type { Executor } from "./subnets";
 
 const MAX_ENTRIES = 1_000;
 const totals = new Map<string, Promise<number>>();
+let lookupListener: ((hit: boolean) => void) | undefined;
+
+/** Told of every lookup, hit or miss (the Platform API counts them in its metrics). */
+export function onCountCacheLookup(listener: (hit: boolean) => void): void {
+  lookupListener = listener;
+}
 
 async function stamp(db: Executor): Promise<string> {
   const result = await db.execute<{ stamp: string | null }>(
@@ -24,6 +30,7 @@ async function stamp(db: Executor): Promise<string> {
 export async function cachedTotal(db: Executor, key: string, count: () => Promise<number>): Promise<number> {
   const cacheKey = `${await stamp(db)}\n${key}`;
   let total = totals.get(cacheKey);
+  lookupListener?.(total !== undefined);
   if (!total) {
     if (totals.size >= MAX_ENTRIES) totals.clear();
     total = count();

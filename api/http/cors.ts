@@ -1,0 +1,51 @@
+/**
+ * CORS of the three surfaces (Hono's `cors` middleware), from CORS_ORIGINS (api/env.ts):
+ * - `*` (default): any origin may call the APIs from a browser, WITHOUT credentials. The chat
+ *   server, the Evaluation API and the Platform API's agent routes authenticate with an
+ *   `Authorization` header a browser client sets itself, so a web app on any origin can use them;
+ *   the Platform API's `idp-token` cookie is never sent cross-origin this way.
+ * - a comma-separated list of origins: only those get `Access-Control-Allow-Origin` (echoed, with
+ *   `Vary: Origin`) and `Access-Control-Allow-Credentials: true`, so the platform's own web app
+ *   can send the cookie; any other origin gets no CORS headers and the browser refuses it.
+ * - `none`: no CORS headers at all (same-origin browsers only).
+ * Credentials are never combined with `*`.
+ */
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import type { CorsOrigins } from "../env";
+import { RATE_LIMIT_HEADERS } from "./rate-limit";
+
+/** Request headers a browser client may send: credentials, JSON bodies, idempotent submits, revalidation, resumable streams. */
+export const CORS_ALLOWED_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "X-API-Key",
+  "Idempotency-Key",
+  "If-None-Match",
+  "Last-Event-ID",
+];
+
+/** Response headers a browser client may read beyond the safelisted ones. */
+export const CORS_EXPOSED_HEADERS = [
+  ...RATE_LIMIT_HEADERS,
+  "Retry-After",
+  "ETag",
+  "X-Request-Id",
+  "X-Cache",
+  "Idempotent-Replayed",
+];
+
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** The CORS middleware for `origins`, or undefined for `none`. */
+export function corsMiddleware(origins: CorsOrigins): MiddlewareHandler | undefined {
+  if (origins === "none") return undefined;
+  return cors({
+    origin: origins,
+    credentials: origins !== "*",
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    allowHeaders: CORS_ALLOWED_HEADERS,
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+  });
+}

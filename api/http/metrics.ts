@@ -1,0 +1,320 @@
+/**
+ * Prometheus metrics of the API process: ONE registry per process, served as text at `GET /metrics`
+ * by each surface (so every surface's `/metrics` shows the same series; scrape one of them).
+ * Series of a request carry the `surface` label (platform, chat, eval); process-wide ones (the
+ * database pool, the indexer's lag, the settlement queue, the server wallet) do not.
+ *
+ * Counted as they happen: requests by route template (the matched route's path, never the raw
+ * path), method and status with a latency histogram; rate-limit rejections; cache lookups.
+ * Computed at scrape time (`collect()`), each bounded by a short timeout: pool gauges, indexer
+ * lag, settlement queue, server-wallet pending transactions. A value that cannot be measured at
+ * that moment (database or RPC unreachable, no checkpoint yet) is left out of that scrape (the
+ * series is absent, so `absent(...)` alerts see it), never reported as a stale or made-up number.
+ *
+ * `/metrics` is open while HOST is a loopback address; `METRICS_TOKEN` makes it require
+ * `Authorization: Bearer <token>` (and is required on any other bind).
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type pg from "pg";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { bearerToken } from "./auth/bearer";
+import { errorBody } from "./errors";
+import type { IndexerLag } from "./indexer-lag";
+import type { AppEnv, Surface } from "./types";
+
+export type { Surface };
+
+export const METRICS_PATH = "/metrics";
+const PREFIX = "datamarket_";
+/** Longest a scrape-time measurement may take before its series is left out of the scrape. */
+const COLLECT_TIMEOUT_MS = 2_000;
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+// ---- counted as they happen ----
+
+const requestLabels = ["surface", "method", "route", "status"] as const;
+
+const httpRequests = new Counter({
+  name: `${PREFIX}http_requests_total`,
+  help: "HTTP requests answered, by surface, method, route template and status (route is `unmatched` when no route matched)",
+  labelNames: requestLabels,
+  registers: [metricsRegistry],
+});
+
+const httpDuration = new Histogram({
+  name: `${PREFIX}http_request_duration_seconds`,
+  help: "Time from receiving a request to its response, by surface, method, route template and status",
+  labelNames: requestLabels,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+const rateLimitRejections = new Counter({
+  name: `${PREFIX}rate_limit_rejections_total`,
+  help: "Requests refused with 429, by surface and the budget that ran out (ip, user, agent, wallet, eval-account, key-issuance)",
+  labelNames: ["surface", "budget"] as const,
+  registers: [metricsRegistry],
+});
+
+const cacheLookups = new Counter({
+  name: `${PREFIX}cache_lookups_total`,
+  help: "Cache lookups by surface, cache (response: public reads; count: list totals) and result (hit, stale, miss)",
+  labelNames: ["surface", "cache", "result"] as const,
+  registers: [metricsRegistry],
+});
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The route template of the request (`/api/v1/public/pods/:podId`): the path of the first
+ * matched handler (not a middleware), as Hono's routePath reports it inside that handler. Known
+ * even when a middleware answered first (429, cache hit); `unmatched` when no route matched.
+ */
+export function routeTemplate(c: Context): string {
+  const handler = matchedRoutes(c).find((route) => route.method !== "ALL");
+  return handler?.path ?? "unmatched";
+}
+
+/** Counts and times every request of `surface` but `/metrics` itself; sets `c.var.surface`. */
+export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("surface", surface);
+    if (c.req.path === METRICS_PATH) return next();
+    const started = process.hrtime.bigint();
+    let status = 500;
+    try {
+      await next();
+      status = c.res.status;
+    } finally {
+      const labels = {
+        surface,
+        method: KNOWN_METHODS.has(c.req.method) ? c.req.method : "OTHER",
+        route: routeTemplate(c),
+        status: String(status),
+      };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}
+
+export function countRateLimitRejection(surface: Surface | undefined, budget: string): void {
+  rateLimitRejections.inc({ surface: surface ?? "none", budget });
+}
+
+export function countCacheLookup(
+  surface: Surface | undefined,
+  cache: "response" | "count",
+  result: "hit" | "stale" | "miss",
+): void {
+  cacheLookups.inc({ surface: surface ?? "none", cache, result });
+}
+
+// ---- measured at scrape time ----
+
+/** `work()` within COLLECT_TIMEOUT_MS, else undefined; never throws. */
+async function measured<T>(work: () => Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), COLLECT_TIMEOUT_MS);
+        timer.unref();
+      }),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sets the gauge, or leaves its series out of this scrape when the value is unknown. */
+function report(gauge: Gauge, value: number | null | undefined, labels: Record<string, string> = {}): void {
+  if (value === null || value === undefined || Number.isNaN(value)) gauge.remove(labels);
+  else gauge.set(labels, value);
+}
+
+/** One measurement shared by the gauges read from it in the same scrape. */
+function sharedMeasurement<T>(measure: () => Promise<T | undefined>): () => Promise<T | undefined> {
+  let inFlight: Promise<T | undefined> | undefined;
+  return () => {
+    inFlight ??= measure().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+}
+
+const pools = new Set<pg.Pool>();
+
+/** The pools of this process (one in `npm start`, shared by the three surfaces). */
+function livePools(): pg.Pool[] {
+  for (const pool of pools) if (pool.ended || pool.ending) pools.delete(pool);
+  return [...pools];
+}
+
+const poolSum = (read: (pool: pg.Pool) => number) => livePools().reduce((sum, pool) => sum + read(pool), 0);
+
+new Gauge({
+  name: `${PREFIX}db_pool_connections`,
+  help: "Open connections of the API's PostgreSQL pool (idle and in use)",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(poolSum((pool) => pool.totalCount));
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_pool_idle_connections`,
+  help: "Idle connections of the API's PostgreSQL pool",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(poolSum((pool) => pool.idleCount));
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_pool_waiting_requests`,
+  help: "Queries waiting for a connection of the API's PostgreSQL pool",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(poolSum((pool) => pool.waitingCount));
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_pool_max_connections`,
+  help: "Most connections the API's PostgreSQL pool opens",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(poolSum((pool) => pool.options.max ?? 10));
+  },
+});
+
+/** Reports the connections of `pool` (every surface registers its own; one pool is counted once). */
+export function observePool(pool: pg.Pool): void {
+  pools.add(pool);
+}
+
+let indexerLag: (() => Promise<IndexerLag | undefined>) | undefined;
+
+/** The indexer's lag as /ready measures it (the probe caches a measurement for a second). */
+export function observeIndexerLag(measure: () => Promise<IndexerLag>): void {
+  indexerLag = sharedMeasurement(() => measured(measure));
+}
+
+new Gauge({
+  name: `${PREFIX}indexer_lag_blocks`,
+  help: "Blocks between the chain head (the API's RPC) and the newest block the indexer committed; absent when unknown (no RPC, no checkpoint yet)",
+  registers: [metricsRegistry],
+  async collect() {
+    report(this, (await indexerLag?.())?.blocksBehind);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}indexer_lag_seconds`,
+  help: "Chain time between the chain head and the newest block the indexer committed; absent when unknown (no RPC, no checkpoint yet)",
+  registers: [metricsRegistry],
+  async collect() {
+    report(this, (await indexerLag?.())?.secondsBehind);
+  },
+});
+
+export interface SettlementQueue {
+  /** PENDING evaluations whose settlement window has closed. */
+  due: number;
+  /** Seconds since the oldest of them became due (0 when none is due). */
+  oldestDueSeconds: number;
+}
+
+let settlementQueue: (() => Promise<SettlementQueue | undefined>) | undefined;
+
+/** The Evaluation API's settlement queue (one indexed query per scrape). */
+export function observeSettlementQueue(measure: () => Promise<SettlementQueue>): void {
+  settlementQueue = sharedMeasurement(() => measured(measure));
+}
+
+new Gauge({
+  name: `${PREFIX}eval_settlement_due`,
+  help: "Evaluations whose settlement window has closed and that are not settled yet; absent when the database cannot be read",
+  registers: [metricsRegistry],
+  async collect() {
+    report(this, (await settlementQueue?.())?.due);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}eval_settlement_lag_seconds`,
+  help: "Age of the oldest due, unsettled evaluation (how far the settlement worker is behind); 0 when none is due",
+  registers: [metricsRegistry],
+  async collect() {
+    report(this, (await settlementQueue?.())?.oldestDueSeconds);
+  },
+});
+
+let serverWallet: { address: string; pending: () => Promise<number | undefined> } | undefined;
+
+/**
+ * The chat server's wallet: `pending` counts its transactions sent and not yet mined (the node's
+ * pending nonce minus its latest one, so sends of every replica count).
+ */
+export function observeServerWallet(address: string, pending: () => Promise<number>): void {
+  serverWallet = { address, pending: sharedMeasurement(() => measured(pending)) };
+}
+
+new Gauge({
+  name: `${PREFIX}server_wallet_pending_transactions`,
+  help: "Transactions the chat server's wallet sent that are not mined yet (pending nonce - latest nonce); absent when the RPC does not answer",
+  labelNames: ["wallet"] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!serverWallet) return;
+    report(this, await serverWallet.pending(), { wallet: serverWallet.address });
+  },
+});
+
+// ---- the endpoint ----
+
+export interface MetricsAccess {
+  /** METRICS_TOKEN. */
+  token: string | undefined;
+  /** HOST, the address the surfaces bind. */
+  host: string;
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare) || bare === "::ffff:127.0.0.1";
+}
+
+/**
+ * `GET /metrics`: the registry in Prometheus text format. With METRICS_TOKEN, a request without
+ * `Authorization: Bearer <token>` is 401; without it, the endpoint answers only while the
+ * surfaces bind a loopback address (403 otherwise).
+ */
+export function metricsHandler(access: MetricsAccess) {
+  const expected = access.token === undefined ? undefined : digest(access.token);
+  const open = access.token === undefined && isLoopbackHost(access.host);
+  return async (c: Context) => {
+    if (expected) {
+      const presented = bearerToken(c.req.header("authorization"));
+      if (!presented || !timingSafeEqual(digest(presented), expected)) {
+        c.header("WWW-Authenticate", 'Bearer realm="metrics"');
+        return c.json(errorBody("Unauthorized"), 401);
+      }
+    } else if (!open) {
+      return c.json(errorBody("Set METRICS_TOKEN to serve /metrics on a non-loopback HOST"), 403);
+    }
+    return c.body(await metricsRegistry.metrics(), 200, { "content-type": metricsRegistry.contentType });
+  };
+}
