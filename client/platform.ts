@@ -520,8 +520,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a new agent: a new id, credential and wallet on every call */
+        /** Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet */
         post: operations["registerAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/wallet-nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use nonce and the message a wallet signs to be bound to a new agent (register) or to agentId */
+        post: operations["createAgentWalletNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bind a wallet the user controls to the agent (replacing its wallet): agent routes then accept its transactions */
+        post: operations["bindAgentWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1118,6 +1152,18 @@ export interface components {
              */
             amount: string;
         };
+        /**
+         * @example {
+         *       "id": "9b2e4c1a-6f0d-4a8e-b3c5-7d1e2f3a4b5c",
+         *       "apiKey": "agt_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
+         *       "accessToken": "agt_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "isOrchestrator": false,
+         *       "name": "Scout",
+         *       "description": "Finds datasets",
+         *       "thumbnailURL": null
+         *     }
+         */
         RegisteredAgent: {
             /** Format: uuid */
             id: string;
@@ -1125,15 +1171,24 @@ export interface components {
             apiKey: string;
             /** @description The same credential under its other name */
             accessToken: string;
-            /** @description The agent's fresh wallet, lower-case */
-            walletAddress: string;
-            /** @description The wallet's private key, shown once and never stored: agent txHashes must come from this wallet */
-            privateKey: string;
+            /** @description The wallet the agent acts for, lower case: the proven walletAddress, the generated wallet (createWallet), or null until one is bound with POST /agents/{agentId}/wallet */
+            walletAddress: string | null;
+            /** @description Only with createWallet: the generated wallet's private key, shown once and never stored */
+            privateKey?: string;
             isOrchestrator: boolean;
             name: string;
             description: string;
             thumbnailURL: string | null;
         };
+        /**
+         * @example {
+         *       "name": "Scout",
+         *       "description": "Finds datasets",
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "nonce": "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42",
+         *       "signature": "0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+         *     }
+         */
         RegisterAgentBody: {
             name: string;
             description: string;
@@ -1145,6 +1200,94 @@ export interface components {
             isOrchestrator?: boolean;
             /** @description The live platform's name of isOrchestrator (accepted as an alias) */
             isOrquestra?: boolean;
+            /**
+             * @description A wallet the user controls for the agent to act for; needs `nonce` and `signature`
+             * @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8
+             */
+            walletAddress?: string;
+            /**
+             * @description The nonce from POST /agents/wallet-nonce
+             * @example 3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42
+             */
+            nonce?: string;
+            /**
+             * @description The wallet's signature of the nonce's `message` (EIP-191 personal_sign; ERC-1271 and ERC-6492 smart wallets too)
+             * @example 0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
+             */
+            signature?: string;
+            /** @description Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored) */
+            createWallet?: boolean;
+        };
+        /**
+         * @example {
+         *       "nonce": "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42",
+         *       "message": "Data-Market Platform API asks you to let an agent act for this wallet.\n\nAddress: 0x70997970C51812dc3A010C7d01b50e0d17dc79C8\nAgent: a new agent, registered with this nonce\nNonce: 3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42\nExpires at: 2026-01-01T12:05:00.000Z\n\nSigning lets the agent's credential record transactions this wallet sends. It sends no transaction and costs nothing.",
+         *       "expiresAt": "2026-01-01T12:05:00.000Z"
+         *     }
+         */
+        AgentWalletNonce: {
+            /**
+             * Format: uuid
+             * @description Valid for 5 minutes, usable once
+             */
+            nonce: string;
+            /** @description Sign this text unchanged with the wallet (EIP-191 personal_sign) */
+            message: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /**
+         * @example {
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+         *     }
+         */
+        AgentWalletNonceBody: {
+            /**
+             * @description The wallet (any case; answered lower case)
+             * @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8
+             */
+            walletAddress: string;
+            /**
+             * Format: uuid
+             * @description To bind the wallet to this existing agent (POST /agents/{agentId}/wallet); omit to register a new agent with it
+             */
+            agentId?: string;
+        };
+        /**
+         * @example {
+         *       "id": "9b2e4c1a-6f0d-4a8e-b3c5-7d1e2f3a4b5c",
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+         *     }
+         */
+        AgentWallet: {
+            /** Format: uuid */
+            id: string;
+            /** @description The wallet now bound, lower case */
+            walletAddress: string;
+        };
+        /**
+         * @example {
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "nonce": "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42",
+         *       "signature": "0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+         *     }
+         */
+        BindAgentWalletBody: {
+            /**
+             * @description The wallet (any case; answered lower case)
+             * @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8
+             */
+            walletAddress: string;
+            /**
+             * @description The nonce from POST /agents/wallet-nonce
+             * @example 3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42
+             */
+            nonce: string;
+            /**
+             * @description The wallet's signature of the nonce's `message` (EIP-191 personal_sign; ERC-1271 and ERC-6492 smart wallets too)
+             * @example 0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
+             */
+            signature: string;
         };
         SubnetSummary: {
             /** Format: uuid */
@@ -1169,14 +1312,14 @@ export interface components {
         };
         AgentSubnetBody: components["schemas"]["SubnetDraftBody"] & {
             /**
-             * @description The publishSubnet transaction, sent by the agent's wallet
+             * @description The publishSubnet transaction, sent by the agent's bound wallet
              * @example 0xabababababababababababababababababababababababababababababababab
              */
             txHash: string;
         };
         AgentPodBody: components["schemas"]["PodDraftBody"] & {
             /**
-             * @description The mint transaction, sent by the agent's wallet (pod minted to it)
+             * @description The mint transaction, sent by the agent's bound wallet (pod minted to it)
              * @example 0xabababababababababababababababababababababababababababababababab
              */
             txHash: string;
@@ -3059,7 +3202,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new agent, with its credential and wallet key (shown once) */
+            /** @description The new agent, with its credential (shown once) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3070,8 +3213,108 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid body, or a wallet proof that does not hold (the message says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentWalletNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentWalletNonceBody"];
+            };
+        };
+        responses: {
+            /** @description The nonce (valid 5 minutes) and the message to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentWalletNonce"];
+                    };
+                };
+            };
             /** @description Invalid body */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No agent with this agentId */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bindAgentWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller's own agent id */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BindAgentWalletBody"];
+            };
+        };
+        responses: {
+            /** @description Bound */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentWallet"];
+                    };
+                };
+            };
+            /** @description Invalid body, or a wallet proof that does not hold (the message says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path's agentId is not the caller's own */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3201,7 +3444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, or a txHash that does not prove the publication */
+            /** @description Invalid body, an agent without a wallet, or a txHash that does not prove the publication */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3511,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, or a txHash that does not prove the mint */
+            /** @description Invalid body, an agent without a wallet, or a txHash that does not prove the mint */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,7 +3636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, or a txHash that does not prove a vote of the agent on this pod */
+            /** @description Invalid body, an agent without a wallet, or a txHash that does not prove a vote of the agent's wallet on this pod */
             400: {
                 headers: {
                     [name: string]: unknown;
