@@ -86,6 +86,11 @@ export async function verifyTransaction<TAbi extends Abi, TEventName extends Con
   return { receipt, event, logs: receipt.logs };
 }
 
+/** Who sent a mined transaction (400 when it is unknown or not mined yet, 503 when the RPC fails). */
+export async function transactionSender(client: PublicClient, hash: Hash): Promise<Address> {
+  return (await fetchReceipt(client, hash)).from;
+}
+
 async function fetchReceipt(client: PublicClient, hash: Hash): Promise<TransactionReceipt> {
   try {
     return await client.getTransactionReceipt({ hash });

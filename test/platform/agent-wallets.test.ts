@@ -194,20 +194,21 @@ describe("registration bound to the user's wallet", () => {
 });
 
 describe("agents without a wallet", () => {
-  it("answer a clear 400 on every route that records a transaction of the agent's wallet", async () => {
+  it("answer 400 for a transaction the chain does not have, on every route that records one, and stay without a wallet", async () => {
     const agent = await walletlessAgent();
     const txHash = keccak256(toHex("any"));
     const p = h().devnet.protocol;
     const routes = [
       { path: `/agents/${agent.id}/subnets`, body: { ...subnetDraftBody({}, p.address("DemoToken")), txHash } },
       { path: `/agents/${agent.id}/pods`, body: { ...podDraftBody(randomUUID()), txHash } },
-      { path: `/agents/${agent.id}/pods/${randomUUID()}/votes`, body: { txHash } },
     ];
     for (const route of routes) {
       const response = await h().request(`${BASE}${route.path}`, { body: route.body, headers: bearer(agent.apiKey) });
       expect(response.status, route.path).toBe(400);
-      expect(await json(response)).toEqual({ error: `Agent has no wallet; bind one with POST /agents/${agent.id}/wallet` });
+      expect(await json(response)).toEqual({ error: "Transaction not found or not yet mined" });
     }
+    const [row] = await h().store.db.select().from(agents).where(eq(agents.id, agent.id));
+    expect(row).toMatchObject({ walletAddress: null, walletBoundAt: null });
   });
 });
 

@@ -118,6 +118,18 @@ export async function walletProof(h: PlatformHarness, account: Account, agentId?
   return { walletAddress: account.address, nonce, signature, message };
 }
 
+/** The test's handle on an agent registered without a wallet (as the live clients do) that will act for `account`. */
+export function agentFromRegistration(h: PlatformHarness, data: { id: string; apiKey: string }, account: Account): Agent {
+  return {
+    id: data.id,
+    credential: data.apiKey,
+    walletAddress: account.address.toLowerCase() as `0x${string}`,
+    account,
+    registration: data,
+    request: agentRequester(h, data.apiKey),
+  };
+}
+
 /** Registers an agent bound to `account`, a wallet the user controls (nonce, signature, register). */
 export async function registerAgentForWallet(
   h: PlatformHarness,

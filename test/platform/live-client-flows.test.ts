@@ -3,16 +3,17 @@
  * command-line client (a user's own key mints, buys access and votes, then its agent credential
  * registers each txHash) and the agent node (registered with `isOrquestra`, votes with the
  * operator's key). Every transaction goes through hand-written ABI fragments with the live
- * signatures, as those clients send them; none comes from a server-made wallet. The agents act for
- * wallets bound with the wallet's signature (at registration, or later with
- * POST /agents/{agentId}/wallet). A transaction of a wallet the agent is not bound to is refused,
+ * signatures, as those clients send them; none comes from a server-made wallet. The agents register
+ * with a name and a description only, as the clients do, and act for the sender of the first
+ * transaction they record (another agent joins that wallet only with its signature, POST
+ * /agents/{agentId}/wallet). A transaction of a wallet the agent is not bound to is refused,
  * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
  */
 import { parseAbi, parseEventLogs, type Account, type Address, type Hash, type TransactionReceipt } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
-import { listed, mintedPod, publishDatanet, registerAgentForWallet, walletProof, type Agent, type Ref } from "./agents-harness";
+import { agentFromRegistration, listed, mintedPod, publishDatanet, walletProof, type Agent, type Ref } from "./agents-harness";
 import { BASE, CORE, json, podDraftBody, usePlatformHarness } from "./harness";
 
 /** What the clients call, in the live signatures (token functions keep the spec's CORE naming). */
@@ -91,10 +92,13 @@ beforeAll(async () => {
 });
 
 describe("the command-line client: the user's own key acts, the agent credential records", () => {
-  it("registers an agent bound to the user's wallet (nonce, personal_sign, register); no key is handed out", async () => {
-    cli = await registerAgentForWallet(h(), user, { name: "CLI agent", description: "Mints and votes for its user" });
-    expect(cli.registration).toMatchObject({ walletAddress: user.address.toLowerCase(), isOrchestrator: false });
-    expect(cli.registration).not.toHaveProperty("privateKey");
+  it("registers an agent with a name and a description only, as the CLI does; no wallet and no key are handed out", async () => {
+    const response = await h().request(`${BASE}/agents/register`, { body: { name: "CLI agent", description: "Mints and votes for its user" } });
+    expect(response.status).toBe(200);
+    const { data } = await json(response);
+    expect(data).toMatchObject({ walletAddress: null, isOrchestrator: false });
+    expect(data).not.toHaveProperty("privateKey");
+    cli = agentFromRegistration(h(), data, user);
   });
 
   it("mints a pod with the user's key; the agent registers the mint and the pod is public with the agent as creator", async () => {
@@ -107,6 +111,9 @@ describe("the command-line client: the user's own key acts, the agent credential
     await listed(h(), userPod);
     const { pod } = (await json(await h().request(`${BASE}/public/pods/${userPod.id}`))).data;
     expect(pod).toMatchObject({ tokenId: Number(tokenId), creator: { id: cli.id, username: "CLI agent" } });
+    // the first recorded transaction bound the agent to its sender, the user's wallet
+    const [row] = await h().store.pool.query("SELECT wallet_address FROM offchain.agents WHERE id = $1", [cli.id]).then((r) => r.rows);
+    expect(row).toEqual({ wallet_address: user.address.toLowerCase() });
   });
 
   it("buys access with the user's key; the agent's order is VERIFIED and the dataset downloads", async () => {
@@ -164,7 +171,7 @@ describe("the command-line client: the user's own key acts, the agent credential
 });
 
 describe("the agent node: registered with isOrquestra, votes with the operator's key", () => {
-  it("registers without a wallet, which its vote route then asks for", async () => {
+  it("registers without a wallet; its first vote binds the operator's wallet; another walletless agent cannot take it", async () => {
     const registered = await h().request(`${BASE}/agents/register`, { body: { name: "Node", description: "Orchestrates", isOrquestra: true } });
     expect(registered.status).toBe(200);
     const data = (await json(registered)).data;
@@ -177,18 +184,6 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     await buyAccessLive(operator, research);
     const receipt = await voteLive(operator, userPod, CORE(40));
     const path = `${BASE}/agents/${node.id}/pods/${userPod.id}/votes`;
-    const refused = await h().request(path, { headers, body: { txHash: receipt.transactionHash } });
-    expect(refused.status).toBe(400);
-    expect(await json(refused)).toEqual({ error: `Agent has no wallet; bind one with POST /agents/${node.id}/wallet` });
-
-    // the operator binds its wallet, then the same transaction is accepted (the refusal recorded nothing)
-    const proof = await walletProof(h(), operator, node.id);
-    const bound = await h().request(`${BASE}/agents/${node.id}/wallet`, {
-      headers,
-      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
-    });
-    expect(bound.status).toBe(200);
-    expect(await json(bound)).toEqual({ data: { id: node.id, walletAddress: operator.address.toLowerCase() } });
     const accepted = await h().request(path, { headers, body: { txHash: receipt.transactionHash } });
     expect(accepted.status).toBe(200);
     const id = `${receipt.transactionHash}-${votedLogIndex(receipt)}`;
@@ -196,9 +191,34 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     await h().caughtUp();
     expect(await podVotes(userPod, voteEpoch)).toEqual([expect.objectContaining({ id, voter: operator.address.toLowerCase(), upVote: true })]);
 
-    // the user's agent cannot record the operator's vote
+    // the user's agent (bound to the user) cannot record the operator's vote
     const other = await cli.request(`${BASE}/agents/${cli.id}/pods/${userPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
     expect(other.status).toBe(400);
+
+    // a second walletless agent cannot adopt the operator's wallet by recording its transaction:
+    // adding an agent to a bound wallet needs the wallet's signature
+    const intruder = (await json(await h().request(`${BASE}/agents/register`, { body: { name: "Intruder", description: "Takes" } }))).data;
+    const second = await voteLive(operator, publisherPod, CORE(1));
+    const taken = await h().request(`${BASE}/agents/${intruder.id}/pods/${publisherPod.id}/votes`, {
+      headers: { Authorization: `Bearer ${intruder.apiKey}` },
+      body: { txHash: second.transactionHash },
+    });
+    expect(taken.status).toBe(400);
+    expect(await json(taken)).toEqual({
+      error: `The transaction's sender acts for another agent; bind it to this one with its signature: POST /agents/${intruder.id}/wallet`,
+    });
+    // with the operator's signature the second agent may act for the wallet too, and the vote is accepted
+    const proof = await walletProof(h(), operator, intruder.id);
+    const bound = await h().request(`${BASE}/agents/${intruder.id}/wallet`, {
+      headers: { Authorization: `Bearer ${intruder.apiKey}` },
+      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+    });
+    expect(bound.status).toBe(200);
+    const recorded = await h().request(`${BASE}/agents/${intruder.id}/pods/${publisherPod.id}/votes`, {
+      headers: { Authorization: `Bearer ${intruder.apiKey}` },
+      body: { txHash: second.transactionHash },
+    });
+    expect(recorded.status).toBe(200);
   });
 });
 

@@ -2,7 +2,7 @@
  * SQL of the agent resource (agents; their wallet bindings and the nonces those are signed over;
  * agent pods' archive flag; public datanet summaries).
  */
-import { and, asc, eq, gt, isNotNull, isNull, lt } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, lt, ne } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { agents, agentWalletNonces, podDrafts, subnetDrafts } from "../../db/offchain";
@@ -37,6 +37,26 @@ export async function setAgentWallet(db: Executor, id: string, wallet: string, n
     .where(eq(agents.id, id))
     .returning({ id: agents.id });
   return rows.length === 1;
+}
+
+/** Binds `wallet` to an agent that has none yet; false when it has one (or there is no such agent). */
+export async function adoptAgentWallet(db: Executor, id: string, wallet: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(agents)
+    .set({ walletAddress: wallet, walletBoundAt: now })
+    .where(and(eq(agents.id, id), isNull(agents.walletAddress)))
+    .returning({ id: agents.id });
+  return rows.length === 1;
+}
+
+/** Whether an agent other than `agentId` acts for `wallet` (lower case). */
+export async function walletBoundToAnotherAgent(db: Executor, wallet: string, agentId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.walletAddress, wallet), ne(agents.id, agentId)))
+    .limit(1);
+  return row !== undefined;
 }
 
 export type WalletNonceRow = typeof agentWalletNonces.$inferSelect;

@@ -9,22 +9,28 @@
  * One wallet may back several agents: each binding needs its own signature by that wallet, so only
  * the wallet's holder can add an agent to it (the platform has no other notion of "the same user").
  * Each transaction still backs one record only (`verified_transactions`).
+ *
+ * An agent registered without a wallet (as the live clients do) is bound to the sender of the
+ * first transaction it records, if no other agent acts for that wallet (`agentWalletFor`).
  */
 import { randomUUID } from "node:crypto";
-import { getAddress, type Address, type PublicClient } from "viem";
+import { getAddress, type Address, type Hash, type PublicClient } from "viem";
+import { transactionSender } from "../../../chain/verify-tx";
 import type { OffchainDb } from "../../db/client";
 import { isUuid } from "../../db/refs";
 import type { AuthenticatedAgent } from "../../http/auth/agent-bearer";
 import { verifyWalletSignature } from "../../http/auth/wallet-signature";
-import { badRequest, notFound } from "../../http/errors";
+import { badRequest, chainErrorToHttp, notFound } from "../../http/errors";
 import type { PlatformContext } from "../context";
 import {
+  adoptAgentWallet,
   agentExists,
   consumeWalletNonce,
   findWalletNonce,
   insertWalletNonce,
   pruneWalletNonces,
   setAgentWallet,
+  walletBoundToAnotherAgent,
 } from "../repositories/agents";
 import type { Executor } from "../repositories/subnets";
 
@@ -150,8 +156,41 @@ export async function bindAgentWallet(
   return { id: agentId, walletAddress: verified.wallet };
 }
 
-/** The wallet the agent acts for, or 400 telling how to bind one. */
-export function requireAgentWallet(agent: Pick<AuthenticatedAgent, "id" | "walletAddress">): Address {
-  if (!agent.walletAddress) throw badRequest(`Agent has no wallet; bind one with POST /agents/${agent.id}/wallet`);
-  return agent.walletAddress;
+/**
+ * The wallet whose transaction `txHash` the agent records. An agent with a wallet: that wallet.
+ * An agent without one (the live clients register with a name only, then record what the user's
+ * own key sent) takes the transaction's sender, unless another agent acts for that wallet: adding
+ * an agent to a bound wallet needs the wallet's signature (POST /agents/{agentId}/wallet).
+ * `adopt` says whether the wallet is to be bound once the record is stored (`adoptWallet`).
+ */
+export async function agentWalletFor(
+  db: OffchainDb,
+  context: PlatformContext,
+  agent: Pick<AuthenticatedAgent, "id" | "walletAddress">,
+  txHash: Hash,
+): Promise<{ wallet: Address; adopt: boolean }> {
+  if (agent.walletAddress) return { wallet: agent.walletAddress, adopt: false };
+  let sender: Address;
+  try {
+    sender = await transactionSender(context.chain().client, txHash);
+  } catch (error) {
+    throw chainErrorToHttp(error);
+  }
+  const wallet = sender.toLowerCase() as Address;
+  if (await walletBoundToAnotherAgent(db, wallet, agent.id)) {
+    throw badRequest(
+      `The transaction's sender acts for another agent; bind it to this one with its signature: POST /agents/${agent.id}/wallet`,
+    );
+  }
+  return { wallet, adopt: true };
+}
+
+/** After the first record of an agent without a wallet: the sender of its transaction becomes its wallet. */
+export async function adoptWallet(
+  db: OffchainDb,
+  agentId: string,
+  choice: { wallet: Address; adopt: boolean },
+  now = new Date(),
+): Promise<void> {
+  if (choice.adopt) await adoptAgentWallet(db, agentId, choice.wallet, now);
 }

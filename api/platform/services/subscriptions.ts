@@ -40,7 +40,7 @@ import {
   markOrderVerified,
   type OrderRow,
 } from "../repositories/subscriptions";
-import { requireAgentWallet } from "./agent-wallets";
+import { adoptWallet, agentWalletFor } from "./agent-wallets";
 import { assertTransactionUnused, ORDER_TX_KIND, recordWithTransaction } from "./votes";
 
 const DAY_MS = 86_400_000;
@@ -152,8 +152,9 @@ export async function createOrder(
     now?: Date;
   },
 ): Promise<string> {
-  const wallet = requireAgentWallet(agent);
   await assertTransactionUnused(db, txHash);
+  const sender = await agentWalletFor(db, context, agent, txHash);
+  const wallet = sender.wallet;
   const { client, protocol } = context.chain();
   let payment: VerifiedPayment;
   try {
@@ -184,6 +185,7 @@ export async function createOrder(
       expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
     }),
   );
+  await adoptWallet(db, agent.id, sender, now);
   return id;
 }
 

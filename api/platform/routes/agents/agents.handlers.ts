@@ -2,7 +2,7 @@
 import type { Hash } from "viem";
 import type { PlatformHandler } from "../../context";
 import { listPublicSubnetSummaries } from "../../repositories/agents";
-import { bindAgentWallet as bind, issueWalletNonce, requireAgentWallet } from "../../services/agent-wallets";
+import { adoptWallet, agentWalletFor, bindAgentWallet as bind, issueWalletNonce } from "../../services/agent-wallets";
 import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from "../../services/agents";
 import { createMintedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
@@ -39,28 +39,32 @@ export const updateAgent: PlatformHandler<typeof routes.updateAgentRoute> = asyn
 
 export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetRoute> = async (c) => {
   const { agent } = c.var;
-  const wallet = requireAgentWallet(agent);
+  const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
-  const { id } = await createPublishedSubnet(c.var.ctx.db, c.var.ctx.platform, {
+  const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
+  const { id } = await createPublishedSubnet(db, platform, {
     creator: { kind: "agent", agentId: agent.id },
-    wallet,
+    wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
   });
+  await adoptWallet(db, agent.id, sender);
   return c.json({ data: { subnetId: id } }, 201);
 };
 
 export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> = async (c) => {
   const { agent } = c.var;
-  const wallet = requireAgentWallet(agent);
+  const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
-  const { id } = await createMintedPod(c.var.ctx.db, c.var.ctx.platform, {
+  const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
+  const { id } = await createMintedPod(db, platform, {
     creator: { kind: "agent", agentId: agent.id },
-    wallet,
+    wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
     source: "agent",
   });
+  await adoptWallet(db, agent.id, sender);
   return c.json({ data: { podId: id } }, 201);
 };
 
@@ -72,14 +76,15 @@ export const archiveAgentPod: PlatformHandler<typeof routes.archiveAgentPodRoute
 export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c) => {
   const { agent } = c.var;
   const { db, platform } = c.var.ctx;
-  const voter = requireAgentWallet(agent);
   const { podId } = c.req.valid("param");
   const { txHash } = c.req.valid("json");
   const pod = await findPodRef(db, podId, { agentId: agent.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
   await assertTransactionUnused(db, txHash as Hash);
-  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter, claim: { podTokenId } });
+  const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
+  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter: sender.wallet, claim: { podTokenId } });
   const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key });
+  await adoptWallet(db, agent.id, sender);
   return c.json({ data: { id } }, 200);
 };
