@@ -42,13 +42,16 @@ export async function subscriptionAccess(
   db: OffchainDb,
   { agentId, subnetDraftId, now }: { agentId: string; subnetDraftId: string; now: Date },
 ): Promise<"active" | "unindexed" | "none"> {
-  const indexedPayment = sql<boolean>`exists (
-    select 1 from ${chain.subnetAccess}
-     where ${chain.subnetAccess.txHash} = ${subscriptionOrders.txHash}
-       and ${chain.subnetAccess.subnetId} = ${subscriptionOrders.subnetTokenId})`;
   const rows = await db
-    .select({ indexed: indexedPayment })
+    .select({ indexedTx: chain.subnetAccess.txHash })
     .from(subscriptionOrders)
+    .leftJoin(
+      chain.subnetAccess,
+      and(
+        sql`${chain.subnetAccess.txHash} = ${subscriptionOrders.txHash}`,
+        sql`${chain.subnetAccess.subnetId} = ${subscriptionOrders.subnetTokenId}`,
+      ),
+    )
     .where(
       and(
         eq(subscriptionOrders.agentId, agentId),
@@ -57,6 +60,6 @@ export async function subscriptionAccess(
         gt(subscriptionOrders.expiresAt, now),
       ),
     );
-  if (rows.some((row) => row.indexed)) return "active";
+  if (rows.some((row) => row.indexedTx !== null)) return "active";
   return rows.length > 0 ? "unindexed" : "none";
 }
