@@ -13,6 +13,8 @@ import type { SettlementWorker } from "./eval/settlement/worker";
 import { createLogger } from "./http/logger";
 import { answerClientErrorsAsJson } from "./http/node-errors";
 import { createPlatformApp } from "./platform/app";
+import { createPlatformContext } from "./platform/context";
+import { createRecordVerifiers } from "./platform/services/record-verifiers";
 import { createReorgReconciler, type ReorgReconciler } from "./reorgs/reconciler";
 import { createChainClient } from "../chain/client";
 import { loadProtocolConfig } from "../chain/protocol-config";
@@ -24,7 +26,11 @@ export interface ApiServer {
 
 const CLOSE_GRACE_MS = 5_000;
 
-function listen(app: { fetch: Parameters<typeof serve>[0]["fetch"] }, hostname: string, port: number): Promise<ServerType> {
+function listen(
+  app: { fetch: Parameters<typeof serve>[0]["fetch"] },
+  hostname: string,
+  port: number,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname, port }, () => resolve(server));
     server.once("error", reject);
@@ -96,12 +102,20 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
 
   const [platform, chat, evaluation] = servers as [ServerType, ServerType, ServerType];
   return {
-    urls: { platform: urlOf(platform, config.host), chat: urlOf(chat, config.host), eval: urlOf(evaluation, config.host) },
+    urls: {
+      platform: urlOf(platform, config.host),
+      chat: urlOf(chat, config.host),
+      eval: urlOf(evaluation, config.host),
+    },
     close,
   };
 }
 
-/** Off-chain records follow the canonical chain (api/reorgs); nothing to follow without a chain. */
+/**
+ * Off-chain records follow the canonical chain (api/reorgs); nothing to follow without a chain.
+ * Its receipts go out in JSON-RPC batches, and each kind's record is checked again with the
+ * Platform API's own verification when its transaction is mined again.
+ */
 function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
   let protocol;
   try {
@@ -109,7 +123,14 @@ function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
   } catch {
     return undefined;
   }
-  const reconciler = createReorgReconciler({ db: deps.db, client: createChainClient(protocol), logger: deps.logger });
+  const client = createChainClient(protocol, { batch: true });
+  const platform = createPlatformContext({ chain: { protocol, client }, logger: deps.logger });
+  const reconciler = createReorgReconciler({
+    db: deps.db,
+    client,
+    logger: deps.logger,
+    verifiers: createRecordVerifiers(deps.db, platform),
+  });
   reconciler.start();
   return reconciler;
 }

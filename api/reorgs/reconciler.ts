@@ -1,43 +1,167 @@
 /**
  * Off-chain records follow the canonical chain. Every `verified_transactions` row is tied to the
  * block its transaction was mined in; until that block is the finality depth deep, each pass
- * checks that it is still canonical. When the chain dropped or moved the transaction (a reorg),
- * the record behind it is undone (./undo.ts), the hash freed, and the undo logged and kept in
- * `offchain.reorged_records`.
+ * checks that it is still canonical. When the chain no longer has the transaction in that block
+ * (a reorg), the canonical chain decides:
+ * - no receipt (dropped) or a failed one → the record is undone (./undo.ts) and the hash freed;
+ * - the identical transaction mined again (same hash, successful receipt in another block) → the
+ *   kind's verifier re-runs the check the route ran, against the new receipt: when the record's
+ *   facts still hold, the row moves to the new block ("reconfirmed"); when they changed (another
+ *   token id, another datanet, ...) the record is undone.
+ * A row not yet tied to a block is re-checked the same way before it is tied, so a reorg between
+ * the route's check and the first pass (or while the service was down) is caught too.
+ * Every undo and reconfirmation is logged, kept in `offchain.reorged_records` and counted
+ * (`reconcilerStats()`).
  *
  * Replicas and restarts: every API process runs a pass every `intervalMs`; the state is in
- * PostgreSQL (rows stay unchecked-final until proven final), and an undo deletes the row with
- * its block hash as a guard, so exactly one replica undoes a record and a pass missed while
- * the service was down is done by the next one.
+ * PostgreSQL (rows stay unchecked-final until proven final), and an undo or a move is guarded by
+ * the block hash the pass saw, so exactly one replica acts on a row, and a reorg that happened
+ * while the service was down is acted on by the first pass after the start.
+ *
+ * RPC: one pass asks for the head, the distinct blocks of its rows and the receipts of the
+ * suspicious rows with at most `concurrency` requests in flight (a client with a JSON-RPC batch
+ * transport sends them as batches), never one sequential round trip per row.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Logger } from "pino";
-import type { Hash, PublicClient } from "viem";
+import {
+  BlockNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hash,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
 import type { OffchainDb } from "../db/client";
 import { reorgedRecords, verifiedTransactions } from "../db/offchain";
+import { mapLimit } from "../lib/map-limit";
 import { UNDO_BY_KIND } from "./undo";
 
 /** Base's finality depth, as Ponder uses it: deeper blocks never change. */
 export const FINALITY_DEPTH = 30n;
 const BATCH = 500;
+const DEFAULT_CONCURRENCY = 16;
+/** Kinds whose records others rest on go first (a pod's datanet, a republish's pod). */
+const KIND_ORDER = ["subnet-publish", "pod-mint"];
 
 type Row = typeof verifiedTransactions.$inferSelect;
-export type ReconcileResult = { checked: number; finalized: number; undone: { txHash: string; kind: string; recordId: string; reason: string }[] };
+
+/** What a kind's verifier says about a record against the canonical receipt of its transaction. */
+export type RecordVerdict =
+  /** The facts hold; `updates` (same database transaction as the move) adjust what only the position changed, e.g. a log index. */
+  { holds: true; updates?: SQL[] } | { holds: false; reason: string };
+
+/**
+ * Re-runs the route's check of a record against the canonical chain (the transaction is there,
+ * successful, sent by `from`). Throws when the chain cannot be asked: the row waits for the next pass.
+ */
+export type RecordVerifier = (record: { txHash: Hash; recordId: string; from: Address }) => Promise<RecordVerdict>;
+export type RecordVerifiers = Partial<Record<string, RecordVerifier>>;
+
+export type UndoneRecord = { txHash: string; kind: string; recordId: string; reason: string; detail?: string };
+export type ReconfirmedRecord = {
+  txHash: string;
+  kind: string;
+  recordId: string;
+  blockNumber: bigint | null;
+  newBlockNumber: bigint;
+  newBlockHash: string;
+};
+export type ReconcileResult = {
+  checked: number;
+  finalized: number;
+  /** Rows tied to their block for the first time (after their facts were checked again). */
+  pinned: number;
+  undone: UndoneRecord[];
+  reconfirmed: ReconfirmedRecord[];
+  /** Rows left for the next pass (their verifier could not ask the chain). */
+  deferred: number;
+};
+
+export type ReconcileOptions = { verifiers?: RecordVerifiers; concurrency?: number; logger?: Logger };
 
 export type ReorgReconciler = { start(): void; stop(): Promise<void>; runOnce(): Promise<ReconcileResult> };
 
+// ---- counters for operators (a metrics module reads them) ----
+
+export type ReconcilerStats = {
+  passes: number;
+  failedPasses: number;
+  checked: number;
+  finalized: number;
+  pinned: number;
+  undone: number;
+  reconfirmed: number;
+  deferred: number;
+  byKind: Record<string, { undone: number; reconfirmed: number }>;
+  lastPassAt: Date | null;
+};
+
+const stats: ReconcilerStats = {
+  passes: 0,
+  failedPasses: 0,
+  checked: 0,
+  finalized: 0,
+  pinned: 0,
+  undone: 0,
+  reconfirmed: 0,
+  deferred: 0,
+  byKind: {},
+  lastPassAt: null,
+};
+
+/** Totals of this process's passes since it started (the durable history is `offchain.reorged_records`). */
+export function reconcilerStats(): ReconcilerStats {
+  return {
+    ...stats,
+    byKind: Object.fromEntries(Object.entries(stats.byKind).map(([kind, counts]) => [kind, { ...counts }])),
+  };
+}
+
+function count(result: ReconcileResult): void {
+  stats.passes += 1;
+  stats.checked += result.checked;
+  stats.finalized += result.finalized;
+  stats.pinned += result.pinned;
+  stats.deferred += result.deferred;
+  stats.undone += result.undone.length;
+  stats.reconfirmed += result.reconfirmed.length;
+  stats.lastPassAt = new Date();
+  for (const { kind } of result.undone) (stats.byKind[kind] ??= { undone: 0, reconfirmed: 0 }).undone += 1;
+  for (const { kind } of result.reconfirmed) (stats.byKind[kind] ??= { undone: 0, reconfirmed: 0 }).reconfirmed += 1;
+}
+
+// ---- chain look-ups ----
+
 /** Receipt of `hash`, or null when the canonical chain does not have it. */
-async function receiptOf(client: PublicClient, hash: string) {
+async function receiptOf(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
   try {
     return await client.getTransactionReceipt({ hash: hash as Hash });
   } catch (error) {
-    if ((error as { name?: string }).name === "TransactionReceiptNotFoundError") return null;
+    if (error instanceof TransactionReceiptNotFoundError) return null;
     throw error;
   }
 }
 
-export async function reconcileOnce(db: OffchainDb, client: PublicClient): Promise<ReconcileResult> {
-  const result: ReconcileResult = { checked: 0, finalized: 0, undone: [] };
+/** Hash of the canonical block `blockNumber`, or null when the chain is not that long (any other failure throws). */
+async function canonicalHashOf(client: PublicClient, blockNumber: bigint): Promise<string | null> {
+  try {
+    return (await client.getBlock({ blockNumber })).hash;
+  } catch (error) {
+    if (error instanceof BlockNotFoundError) return null;
+    throw error;
+  }
+}
+
+// ---- one pass ----
+
+export async function reconcileOnce(
+  db: OffchainDb,
+  client: PublicClient,
+  options: ReconcileOptions = {},
+): Promise<ReconcileResult> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const result: ReconcileResult = { checked: 0, finalized: 0, pinned: 0, undone: [], reconfirmed: [], deferred: 0 };
   const rows = await db
     .select()
     .from(verifiedTransactions)
@@ -45,73 +169,152 @@ export async function reconcileOnce(db: OffchainDb, client: PublicClient): Promi
     .orderBy(asc(verifiedTransactions.createdAt))
     .limit(BATCH);
   if (rows.length === 0) return result;
+  result.checked = rows.length;
+
   const head = await client.getBlockNumber({ cacheTime: 0 });
-  const canonical = new Map<bigint, string>();
-  const canonicalHash = async (blockNumber: bigint) => {
-    if (!canonical.has(blockNumber)) {
-      const block = await client.getBlock({ blockNumber }).catch(() => null);
-      canonical.set(blockNumber, block?.hash ?? "");
-    }
-    return canonical.get(blockNumber)!;
-  };
+  const blockNumbers = [...new Set(rows.flatMap((row) => (row.blockNumber === null ? [] : [row.blockNumber])))];
+  const canonical = new Map(
+    await mapLimit(blockNumbers, concurrency, async (n) => [n, await canonicalHashOf(client, n)] as const),
+  );
 
   const finalized: string[] = [];
+  const suspects: Row[] = [];
   for (const row of rows) {
-    result.checked += 1;
-    if (row.blockHash === null || row.blockNumber === null) {
-      const receipt = await receiptOf(client, row.txHash);
-      if (!receipt) {
-        if (await undo(db, row, "dropped")) result.undone.push({ ...pick(row), reason: "dropped" });
-        continue;
-      }
-      await db
-        .update(verifiedTransactions)
-        .set({ blockNumber: receipt.blockNumber, blockHash: receipt.blockHash })
-        .where(and(eq(verifiedTransactions.txHash, row.txHash), sql`${verifiedTransactions.blockHash} IS NULL`));
-      row.blockNumber = receipt.blockNumber;
-      row.blockHash = receipt.blockHash;
-    }
-    if ((await canonicalHash(row.blockNumber)) === row.blockHash) {
+    if (row.blockHash !== null && row.blockNumber !== null && canonical.get(row.blockNumber) === row.blockHash) {
       if (head - row.blockNumber >= FINALITY_DEPTH) finalized.push(row.txHash);
-      continue;
+    } else {
+      suspects.push(row);
     }
-    // its block left the canonical chain: dropped, or mined again elsewhere (its effects may differ)
-    const receipt = await receiptOf(client, row.txHash);
-    const reason = receipt ? "moved" : "dropped";
-    if (await undo(db, row, reason)) result.undone.push({ ...pick(row), reason });
   }
   if (finalized.length > 0) {
     await db.update(verifiedTransactions).set({ final: true }).where(inArray(verifiedTransactions.txHash, finalized));
     result.finalized = finalized.length;
   }
+  if (suspects.length === 0) return result;
+
+  const receipts = new Map(
+    await mapLimit(suspects, concurrency, async (row) => [row.txHash, await receiptOf(client, row.txHash)] as const),
+  );
+  const rank = (kind: string) => (KIND_ORDER.includes(kind) ? KIND_ORDER.indexOf(kind) : KIND_ORDER.length);
+  const groups = [...new Set(suspects.map((row) => rank(row.kind)))].sort((a, b) => a - b);
+  for (const group of groups) {
+    await mapLimit(
+      suspects.filter((row) => rank(row.kind) === group),
+      concurrency,
+      (row) => settle(db, row, receipts.get(row.txHash) ?? null, options, result),
+    );
+  }
   return result;
+}
+
+/** Decides one row whose block is not (or not yet known to be) canonical. */
+async function settle(
+  db: OffchainDb,
+  row: Row,
+  receipt: TransactionReceipt | null,
+  options: ReconcileOptions,
+  result: ReconcileResult,
+): Promise<void> {
+  const undoAs = async (reason: string, detail?: string) => {
+    if (await undo(db, row, reason)) result.undone.push({ ...pick(row), reason, ...(detail ? { detail } : {}) });
+  };
+  if (!receipt) return undoAs("dropped");
+  if (receipt.status !== "success") return undoAs("reverted");
+  const moved = row.blockHash !== null;
+  const verifier = options.verifiers?.[row.kind];
+  let verdict: RecordVerdict;
+  if (verifier) {
+    try {
+      verdict = await verifier({ txHash: row.txHash as Hash, recordId: row.recordId, from: receipt.from });
+    } catch (error) {
+      result.deferred += 1;
+      options.logger?.warn(
+        { err: error, txHash: row.txHash, kind: row.kind },
+        "reorg: could not check a record again; next pass retries",
+      );
+      return;
+    }
+  } else {
+    // no check known for this kind: a first sighting is trusted, a move cannot be judged
+    verdict = moved ? { holds: false, reason: "mined again elsewhere; no check known for this kind" } : { holds: true };
+  }
+  if (!verdict.holds) return undoAs(moved && !verifier ? "moved" : "changed", verdict.reason);
+  if (!(await move(db, row, receipt, verdict.updates ?? [], moved))) return;
+  if (!moved) {
+    result.pinned += 1;
+    return;
+  }
+  result.reconfirmed.push({
+    ...pick(row),
+    blockNumber: row.blockNumber,
+    newBlockNumber: receipt.blockNumber,
+    newBlockHash: receipt.blockHash,
+  });
 }
 
 const pick = (row: Row) => ({ txHash: row.txHash, kind: row.kind, recordId: row.recordId });
 
-/** Undoes `row`'s record unless another replica already did (the guarded delete decides). */
+/** The guard of every write: the row still has the block hash this pass saw (else another replica acted). */
+const sameBlock = (row: Row) =>
+  and(
+    eq(verifiedTransactions.txHash, row.txHash),
+    row.blockHash === null
+      ? sql`${verifiedTransactions.blockHash} IS NULL`
+      : eq(verifiedTransactions.blockHash, row.blockHash),
+  );
+
+/** Ties the row to the block its transaction is in now; a move (reconfirmation) is also kept in `reorged_records`. */
+async function move(
+  db: OffchainDb,
+  row: Row,
+  receipt: TransactionReceipt,
+  updates: SQL[],
+  reconfirmed: boolean,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(verifiedTransactions)
+      .set({ blockNumber: receipt.blockNumber, blockHash: receipt.blockHash })
+      .where(sameBlock(row))
+      .returning({ txHash: verifiedTransactions.txHash });
+    if (updated.length === 0) return false;
+    for (const statement of updates) await tx.execute(statement);
+    if (reconfirmed) {
+      await tx.insert(reorgedRecords).values({
+        ...pick(row),
+        blockNumber: row.blockNumber,
+        blockHash: row.blockHash,
+        reason: "re-mined",
+        outcome: "reconfirmed",
+        newBlockNumber: receipt.blockNumber,
+        newBlockHash: receipt.blockHash,
+      });
+    }
+    return true;
+  });
+}
+
+/** Undoes `row`'s record unless another replica already acted on it (the guarded delete decides). */
 async function undo(db: OffchainDb, row: Row, reason: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const guard = row.blockHash === null ? sql`${verifiedTransactions.blockHash} IS NULL` : eq(verifiedTransactions.blockHash, row.blockHash);
     const deleted = await tx
       .delete(verifiedTransactions)
-      .where(and(eq(verifiedTransactions.txHash, row.txHash), guard))
+      .where(sameBlock(row))
       .returning({ txHash: verifiedTransactions.txHash });
     if (deleted.length === 0) return false;
     for (const statement of UNDO_BY_KIND[row.kind]?.(row.txHash) ?? []) await tx.execute(statement);
     await tx.insert(reorgedRecords).values({
-      txHash: row.txHash,
-      kind: row.kind,
-      recordId: row.recordId,
+      ...pick(row),
       blockNumber: row.blockNumber,
       blockHash: row.blockHash,
       reason,
+      outcome: "undone",
     });
     return true;
   });
 }
 
-/** Records undone after a reorg, newest first (the operator's listing). */
+/** Records undone or reconfirmed after a reorg, newest first (the operator's listing). */
 export function listReorgedRecords(db: OffchainDb, limit = 100) {
   return db.select().from(reorgedRecords).orderBy(sql`${reorgedRecords.id} DESC`).limit(limit);
 }
@@ -120,16 +323,35 @@ export function createReorgReconciler(options: {
   db: OffchainDb;
   client: PublicClient;
   logger: Logger;
+  verifiers?: RecordVerifiers;
   intervalMs?: number;
+  concurrency?: number;
 }): ReorgReconciler {
   const intervalMs = options.intervalMs ?? 2_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
   const runOnce = async () => {
-    const result = await reconcileOnce(options.db, options.client);
+    let result: ReconcileResult;
+    try {
+      result = await reconcileOnce(options.db, options.client, {
+        verifiers: options.verifiers,
+        concurrency: options.concurrency,
+        logger: options.logger,
+      });
+    } catch (error) {
+      stats.failedPasses += 1;
+      throw error;
+    }
+    count(result);
     for (const record of result.undone) {
       options.logger.warn(record, "reorg: record undone, its transaction left the canonical chain");
+    }
+    for (const record of result.reconfirmed) {
+      options.logger.warn(
+        record,
+        "reorg: record reconfirmed, its identical transaction was mined again with the same facts",
+      );
     }
     return result;
   };

@@ -38,6 +38,8 @@ async function subscribe(who: Agent, subnet: Ref, request: (path: string, option
   ]);
   const response = await request(orders(who.id, subnet.id), { body: { txHash: transactionHash } });
   expect(response.status).toBe(201);
+  // the download rests on the indexed payment
+  await h().caughtUp();
   return (await json(response)).data.orderId as string;
 }
 

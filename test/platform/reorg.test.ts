@@ -100,8 +100,8 @@ describe("a reorg drops a recorded mint", () => {
     // nothing shows curatorB's metadata on curatorA's token; the draft is a draft again
     expect((await h().request(`${BASE}/public/pods/${tokenId}`)).status).toBe(404);
     expect((await h().request(`${BASE}/public/pods/${podId}`)).status).toBe(404);
-    const mine = (await json(await publisher.get(`${BASE}/me/pods/${podId}`))).data;
-    expect(mine.tokenId ?? null).toBeNull();
+    const mine = (await json(await publisher.get(`${BASE}/me/pods/${podId}`))).data.pod;
+    expect(mine).toMatchObject({ id: podId, tokenId: null, status: "draft" });
 
     // the owner of the new token can record it; the identical signed mint, sent again, records again
     const ownerPod = await draft(owner, "Branch B pod");

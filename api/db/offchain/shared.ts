@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, bigint, boolean, check, index, integer, pgSchema, text, timestamp, varchar } from "drizzle-orm/pg-core";
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  pgSchema,
+  text,
+  timestamp,
+  varchar,
+} from "drizzle-orm/pg-core";
 
 /** Every off-chain table lives here, out of reach of Ponder's schema management. */
 export const offchain = pgSchema("offchain");
@@ -45,8 +56,10 @@ export const verifiedTransactions = offchain.table(
 );
 
 /**
- * Records undone because the chain dropped the transaction behind them (a reorg): what an
- * operator reads to see what was undone (`GET /admin`-less: `npm run reorgs`, the log, metrics).
+ * What the reorg reconciler did to a record whose transaction left the block it was verified in:
+ * undone (dropped, reverted, or mined again with other facts) or reconfirmed (the identical
+ * transaction mined again with the same facts). What an operator reads: `npm run reorgs`, the
+ * log, `reconcilerStats()`.
  */
 export const reorgedRecords = offchain.table(
   "reorged_records",
@@ -57,11 +70,24 @@ export const reorgedRecords = offchain.table(
     recordId: text("record_id").notNull(),
     blockNumber: bigint("block_number", { mode: "bigint" }),
     blockHash: text("block_hash"),
-    /** What the canonical chain says now: "dropped" (no receipt) or "moved" (mined in another block). */
+    /**
+     * What the canonical chain says now: "dropped" (no receipt), "reverted" (mined again, failed),
+     * "changed" (mined again, the record's facts no longer hold) or "moved" (mined again in another
+     * block, no check known for the kind); "re-mined" for a reconfirmed record.
+     */
     reason: text("reason").notNull(),
+    /** `undone` (the record and its `verified_transactions` row deleted) or `reconfirmed` (row moved to the new block). */
+    outcome: text("outcome").notNull().default("undone"),
+    /** The block the transaction is in now (reconfirmed records). */
+    newBlockNumber: bigint("new_block_number", { mode: "bigint" }),
+    newBlockHash: text("new_block_hash"),
+    /** When the reconciler acted (undo or reconfirmation). */
     undoneAt: timestamp("undone_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("reorged_records_tx_hash_idx").on(t.txHash)],
+  (t) => [
+    check("reorged_records_outcome", sql`${t.outcome} in ('undone', 'reconfirmed')`),
+    index("reorged_records_tx_hash_idx").on(t.txHash),
+  ],
 );
 
 /**

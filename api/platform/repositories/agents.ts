@@ -6,7 +6,7 @@ import { and, asc, eq, gt, isNotNull, isNull, lt, ne } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { agents, agentWalletNonces, podDrafts, subnetDrafts } from "../../db/offchain";
-import type { Executor } from "./subnets";
+import { subnetJoin, type Executor } from "./subnets";
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -115,7 +115,7 @@ export async function listPublicSubnetSummaries(db: OffchainDb) {
       tokenId: subnetDrafts.tokenId,
     })
     .from(subnetDrafts)
-    .innerJoin(chain.datanet, eq(chain.datanet.id, subnetDrafts.tokenId))
+    .innerJoin(chain.datanet, subnetJoin)
     .where(isNotNull(subnetDrafts.tokenId))
     .orderBy(asc(chain.datanet.id));
 }

@@ -3,7 +3,7 @@ import { and, count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-
 import { chain } from "../../db/chain";
 import { subnetDrafts, users } from "../../db/offchain";
 import { validInEpoch } from "./pods";
-import { isTokenIdRef, isUuid, type Executor } from "./subnets";
+import { isTokenIdRef, isUuid, subnetJoin, type Executor } from "./subnets";
 
 const bigintOf = (value: unknown): bigint => (value === null || value === undefined ? 0n : BigInt(String(value)));
 
@@ -60,7 +60,7 @@ export async function activeSubnetIds(db: Executor): Promise<string[]> {
   const rows = await db
     .select({ tokenId: chain.datanet.id, draftId: subnetDrafts.id })
     .from(chain.datanet)
-    .leftJoin(subnetDrafts, eq(subnetDrafts.tokenId, chain.datanet.id))
+    .leftJoin(subnetDrafts, subnetJoin)
     .orderBy(chain.datanet.id);
   return rows.map((row) => row.draftId ?? row.tokenId.toString());
 }
@@ -122,7 +122,7 @@ export async function publishedSubnetWithChain(db: Executor, ref: string) {
   const [row] = await db
     .select({ draft: subnetDrafts, subnet: chain.datanet })
     .from(subnetDrafts)
-    .innerJoin(chain.datanet, eq(chain.datanet.id, subnetDrafts.tokenId))
+    .innerJoin(chain.datanet, subnetJoin)
     .where(and(byRef, isNotNull(subnetDrafts.tokenId)))
     .limit(1);
   return row;
@@ -150,7 +150,12 @@ export async function collectedFees(db: Executor, subnetTokenId: bigint, token: 
   const rows = await db
     .select({ kind: chain.feeCollection.kind, amount: sql<string>`sum(${chain.feeCollection.amount})::text` })
     .from(chain.feeCollection)
-    .where(and(eq(chain.feeCollection.subnetId, subnetTokenId), eq(chain.feeCollection.token, token.toLowerCase() as `0x${string}`)))
+    .where(
+      and(
+        eq(chain.feeCollection.subnetId, subnetTokenId),
+        eq(chain.feeCollection.token, token.toLowerCase() as `0x${string}`),
+      ),
+    )
     .groupBy(chain.feeCollection.kind);
   const byKind = new Map(rows.map((row) => [row.kind, bigintOf(row.amount)]));
   return {

@@ -47,7 +47,10 @@ export type SubnetWithChain = SubnetDraftRow & {
 };
 
 // the draft's publish must be the datanet's indexed publish: after a reorg a stale link never joins
-const subnetJoin = and(eq(chain.datanet.id, subnetDrafts.tokenId), eq(chain.datanet.publishTxHash, subnetDrafts.publishTxHash))!;
+export const subnetJoin = and(
+  eq(chain.datanet.id, subnetDrafts.tokenId),
+  eq(chain.datanet.publishTxHash, subnetDrafts.publishTxHash),
+)!;
 
 function selectWithChain(db: Executor) {
   return db
@@ -73,11 +76,7 @@ export async function findSubnetDraft(db: Executor, id: string): Promise<SubnetD
 }
 
 export async function findSubnetDraftByTokenId(db: Executor, tokenId: bigint): Promise<SubnetDraftRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(subnetDrafts)
-    .where(eq(subnetDrafts.tokenId, tokenId.toString()))
-    .limit(1);
+  const [row] = await db.select().from(subnetDrafts).where(eq(subnetDrafts.tokenId, tokenId.toString())).limit(1);
   return row;
 }
 
@@ -112,11 +111,7 @@ export async function listUserSubnetsWithChain(db: Executor, userId: string): Pr
 const published = and(isNotNull(subnetDrafts.tokenId), isNotNull(chain.datanet.id));
 
 export async function findPublicSubnetWithChain(db: Executor, ref: string): Promise<SubnetWithChain | undefined> {
-  const byRef = isUuid(ref)
-    ? eq(subnetDrafts.id, ref)
-    : isTokenIdRef(ref)
-      ? eq(subnetDrafts.tokenId, ref)
-      : undefined;
+  const byRef = isUuid(ref) ? eq(subnetDrafts.id, ref) : isTokenIdRef(ref) ? eq(subnetDrafts.tokenId, ref) : undefined;
   if (!byRef) return undefined;
   const [row] = await selectWithChain(db).where(and(byRef, published)).limit(1);
   return row && flatten(row);

@@ -1,5 +1,6 @@
 /** SQL of subscription orders. */
-import { and, desc, eq, gt } from "drizzle-orm";
+import { and, desc, eq, gt, sql } from "drizzle-orm";
+import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { subscriptionOrders } from "../../db/offchain";
 import type { Executor } from "./subnets";
@@ -32,14 +33,25 @@ export async function markOrderVerified(
     .where(and(eq(subscriptionOrders.id, id), eq(subscriptionOrders.status, "CREATED")));
 }
 
-/** Whether the agent holds a VERIFIED order for the datanet that has not expired at `now`. */
-export async function hasActiveSubscription(
+/**
+ * The agent's access to the datanet at `now` through its orders: `active` with a VERIFIED, unexpired
+ * order whose payment the indexer has (canonical chain state), `unindexed` when such orders exist but
+ * none of their payments is indexed (not yet, or dropped by a reorg), else `none`.
+ */
+export async function subscriptionAccess(
   db: OffchainDb,
   { agentId, subnetDraftId, now }: { agentId: string; subnetDraftId: string; now: Date },
-): Promise<boolean> {
-  const [row] = await db
-    .select({ id: subscriptionOrders.id })
+): Promise<"active" | "unindexed" | "none"> {
+  const rows = await db
+    .select({ indexedTx: chain.subnetAccess.txHash })
     .from(subscriptionOrders)
+    .leftJoin(
+      chain.subnetAccess,
+      and(
+        sql`${chain.subnetAccess.txHash} = ${subscriptionOrders.txHash}`,
+        sql`${chain.subnetAccess.subnetId} = ${subscriptionOrders.subnetTokenId}`,
+      ),
+    )
     .where(
       and(
         eq(subscriptionOrders.agentId, agentId),
@@ -47,7 +59,7 @@ export async function hasActiveSubscription(
         eq(subscriptionOrders.status, "VERIFIED"),
         gt(subscriptionOrders.expiresAt, now),
       ),
-    )
-    .limit(1);
-  return row !== undefined;
+    );
+  if (rows.some((row) => row.indexedTx !== null)) return "active";
+  return rows.length > 0 ? "unindexed" : "none";
 }

@@ -18,7 +18,13 @@ import {
   type PodDraftRow,
   type PublicPodRow,
 } from "../repositories/pods";
-import { findSubnetDraft, findSubnetDraftByRef, findSubnetDraftByTokenId, type Executor, type SubnetDraftRow } from "../repositories/subnets";
+import {
+  findSubnetDraft,
+  findSubnetDraftByRef,
+  findSubnetDraftByTokenId,
+  type Executor,
+  type SubnetDraftRow,
+} from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
 import { assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 
@@ -88,10 +94,18 @@ export async function createPodDraft(db: OffchainDb, creator: PodCreator, body: 
 
 // ---- mint ----
 
-/** Checks a mint txHash: PodMinted from the PodManager, sent by `wallet`, minted to `owner` in datanet `subnetTokenId`. */
+/**
+ * Checks a mint txHash: PodMinted from the PodManager, sent by `wallet`, minted to `owner` in datanet
+ * `subnetTokenId` (any datanet when undefined: a re-check of a pod republished since).
+ */
 export async function verifyPodMint(
   context: PlatformContext,
-  { wallet, owner, subnetTokenId, txHash }: { wallet: Address; owner?: Address; subnetTokenId: bigint; txHash: Hash },
+  {
+    wallet,
+    owner,
+    subnetTokenId,
+    txHash,
+  }: { wallet: Address; owner?: Address; subnetTokenId: bigint | undefined; txHash: Hash },
 ): Promise<{ tokenId: bigint; validityEpoch: bigint }> {
   const { protocol } = context.chain();
   const expectedOwner = owner ?? wallet;
@@ -101,8 +115,9 @@ export async function verifyPodMint(
     contract: { address: protocol.contracts.PodManager.address, name: "PodManager" },
     abi: PodManagerAbi,
     eventName: "PodMinted",
-    matches: (args) => isAddressEqual(args.owner, expectedOwner) && args.subnetId === subnetTokenId,
-    describe: `a pod owned by ${expectedOwner.toLowerCase()} in datanet ${subnetTokenId}`,
+    matches: (args) =>
+      isAddressEqual(args.owner, expectedOwner) && (subnetTokenId === undefined || args.subnetId === subnetTokenId),
+    describe: `a pod owned by ${expectedOwner.toLowerCase()} in datanet ${subnetTokenId ?? "(any)"}`,
   });
   return { tokenId: event.args.podId, validityEpoch: event.args.validityEpoch };
 }
@@ -193,6 +208,24 @@ export async function createMintedPod(
 
 // ---- republish ----
 
+/** Checks a republish txHash: PodRepublished for pod `podTokenId`, owner `wallet`, sent by `wallet`; returns its datanet. */
+export async function verifyPodRepublish(
+  context: PlatformContext,
+  { wallet, podTokenId, txHash }: { wallet: Address; podTokenId: bigint; txHash: Hash },
+): Promise<{ subnetTokenId: bigint; validityEpoch: bigint }> {
+  const { protocol } = context.chain();
+  const { event } = await verifyOnChain(context, {
+    hash: txHash,
+    from: wallet,
+    contract: { address: protocol.contracts.PodManager.address, name: "PodManager" },
+    abi: PodManagerAbi,
+    eventName: "PodRepublished",
+    matches: (args) => args.podId === podTokenId && isAddressEqual(args.owner, wallet),
+    describe: `pod ${podTokenId} republished by the caller's wallet`,
+  });
+  return { subnetTokenId: event.args.subnetId, validityEpoch: event.args.validityEpoch };
+}
+
 /** POST /me/pods/{id}/republish: PodRepublished for this pod's token, sent by the caller's wallet. */
 export async function republishPodDraft(
   db: OffchainDb,
@@ -202,23 +235,16 @@ export async function republishPodDraft(
   const draft = await requireOwnedPodDraft(db, creator, draftId);
   await assertTransactionUnused(db, txHash);
   if (draft.tokenId === null) throw badRequest("Pod is not minted yet");
-  const tokenId = BigInt(draft.tokenId);
-  const { protocol } = context.chain();
-  const { event } = await verifyOnChain(context, {
-    hash: txHash,
-    from: wallet,
-    contract: { address: protocol.contracts.PodManager.address, name: "PodManager" },
-    abi: PodManagerAbi,
-    eventName: "PodRepublished",
-    matches: (args) => args.podId === tokenId && isAddressEqual(args.owner, wallet),
-    describe: `pod ${tokenId} republished by the caller's wallet`,
+  const { subnetTokenId, validityEpoch } = await verifyPodRepublish(context, {
+    wallet,
+    podTokenId: BigInt(draft.tokenId),
+    txHash,
   });
-  const subnetTokenId = event.args.subnetId;
   const target = await findSubnetDraftByTokenId(db, subnetTokenId);
   const id = await recordWithTransaction(db, { txHash, kind: TX_KINDS.podRepublish, recordId: draft.id }, (executor) =>
     insertPodRepublish(executor, { podDraftId: draft.id, txHash, subnetTokenId, subnetDraftId: target?.id }),
   );
-  return { id, subnetTokenId, validityEpoch: event.args.validityEpoch };
+  return { id, subnetTokenId, validityEpoch };
 }
 
 // ---- lookups for other resources ----

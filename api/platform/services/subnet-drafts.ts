@@ -98,7 +98,11 @@ function draftValues(creator: Creator, body: SubnetDraftBody) {
   };
 }
 
-export async function createSubnetDraft(db: OffchainDb, creator: Creator, body: SubnetDraftBody): Promise<{ id: string }> {
+export async function createSubnetDraft(
+  db: OffchainDb,
+  creator: Creator,
+  body: SubnetDraftBody,
+): Promise<{ id: string }> {
   const row = await insertSubnetDraft(db, draftValues(creator, body));
   return { id: row.id };
 }
@@ -208,6 +212,31 @@ export function exactTokenAmount(field: string, value: number, decimals = 18): b
   return raw;
 }
 
+/** Checks a setter txHash: SubnetParameterUpdated from the SubnetManager for this datanet, parameter and exact raw value, sent by `wallet`. */
+export async function verifySubnetParameter(
+  context: PlatformContext,
+  {
+    wallet,
+    subnetTokenId,
+    param,
+    value,
+    txHash,
+    field = param,
+  }: { wallet: Address; subnetTokenId: bigint; param: SubnetParam; value: bigint; txHash: Hash; field?: string },
+): Promise<void> {
+  const paramIndex = SUBNET_PARAMS.indexOf(param);
+  const { protocol } = context.chain();
+  await verifyOnChain(context, {
+    hash: txHash,
+    from: wallet,
+    contract: { address: protocol.contracts.SubnetManager.address, name: "SubnetManager" },
+    abi: SubnetManagerAbi,
+    eventName: "SubnetParameterUpdated",
+    matches: (args) => args.subnetId === subnetTokenId && Number(args.param) === paramIndex && args.value === value,
+    describe: `datanet ${subnetTokenId}'s ${param} = ${field} (${value} in the token's smallest unit)`,
+  });
+}
+
 /**
  * A fee or emission setter: the txHash must carry SubnetParameterUpdated from the SubnetManager for
  * this datanet's token, with this parameter and exactly this value, sent by the caller's wallet.
@@ -231,20 +260,11 @@ export async function recordSubnetParameter(
   const value = exactTokenAmount(field, amount, decimals);
   await assertTransactionUnused(db, txHash);
   if (draft.tokenId === null) throw badRequest("Datanet is not published yet");
-  const tokenId = BigInt(draft.tokenId);
-  const paramIndex = SUBNET_PARAMS.indexOf(param);
-  const { protocol } = context.chain();
-  await verifyOnChain(context, {
-    hash: txHash,
-    from: wallet,
-    contract: { address: protocol.contracts.SubnetManager.address, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
-    eventName: "SubnetParameterUpdated",
-    matches: (args) => args.subnetId === tokenId && Number(args.param) === paramIndex && args.value === value,
-    describe: `datanet ${tokenId}'s ${param} = ${field} (${value} in the token's smallest unit)`,
-  });
-  const id = await recordWithTransaction(db, { txHash, kind: TX_KINDS.subnetParameter, recordId: draft.id }, (executor) =>
-    insertSubnetParameterUpdate(executor, { subnetDraftId: draft.id, param, value, txHash }),
+  await verifySubnetParameter(context, { wallet, subnetTokenId: BigInt(draft.tokenId), param, value, txHash, field });
+  const id = await recordWithTransaction(
+    db,
+    { txHash, kind: TX_KINDS.subnetParameter, recordId: draft.id },
+    (executor) => insertSubnetParameterUpdate(executor, { subnetDraftId: draft.id, param, value, txHash }),
   );
   return { id, value };
 }

@@ -34,10 +34,10 @@ import { chainErrorToHttp } from "../../http/errors";
 import type { AgentsConfig, SubscriptionPackageConfig } from "../config";
 import type { PlatformContext } from "../context";
 import {
-  hasActiveSubscription,
   insertOrder,
   listAgentOrders,
   markOrderVerified,
+  subscriptionAccess,
   type OrderRow,
 } from "../repositories/subscriptions";
 import { adoptWallet, agentWalletFor } from "./agent-wallets";
@@ -118,7 +118,8 @@ export async function verifyPackagePayment(
     const paid = transfers.some(
       (t) => isAddressEqual(t.args.from, wallet) && isAddressEqual(t.args.to, subnetManager) && t.args.value === fee,
     );
-    if (!paid) throw new TxVerificationError("Transaction has no CORE transfer of the package amount to the SubnetManager");
+    if (!paid)
+      throw new TxVerificationError("Transaction has no CORE transfer of the package amount to the SubnetManager");
   }
   const head = await chainCall(() => client.getBlockNumber({ cacheTime: 0 }));
   return { amount: fee, blockNumber: receipt.blockNumber, confirmations: head - receipt.blockNumber + 1n };
@@ -128,7 +129,8 @@ async function chainCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof TransactionNotFoundError) throw new TxVerificationError("Transaction not found or not yet mined");
+    if (error instanceof TransactionNotFoundError)
+      throw new TxVerificationError("Transaction not found or not yet mined");
     throw new ChainUnavailableError("Chain RPC unavailable");
   }
 }
@@ -234,14 +236,19 @@ export function presentOrder(order: OrderRow) {
   };
 }
 
-/** Whether the agent may download the datanet's dataset now (after checking its CREATED orders again). */
-export async function hasValidSubscription(
+/**
+ * Whether the agent may download the datanet's dataset now (after checking its CREATED orders
+ * again): `active` only with an order whose payment is in the indexed chain state; `unindexed`
+ * when its paid orders wait for the indexer (or were dropped by a reorg and are about to be undone).
+ */
+export async function subscriptionStatus(
   db: OffchainDb,
   context: PlatformContext,
   config: AgentsConfig,
   { agent, subnetDraftId, now = new Date() }: { agent: { id: string }; subnetDraftId: string; now?: Date },
-): Promise<boolean> {
-  if (await hasActiveSubscription(db, { agentId: agent.id, subnetDraftId, now })) return true;
+): Promise<"active" | "unindexed" | "none"> {
+  const access = await subscriptionAccess(db, { agentId: agent.id, subnetDraftId, now });
+  if (access === "active") return access;
   await refreshCreatedOrders(db, context, config, { agent, subnetDraftId, now });
-  return hasActiveSubscription(db, { agentId: agent.id, subnetDraftId, now });
+  return subscriptionAccess(db, { agentId: agent.id, subnetDraftId, now });
 }

@@ -1,9 +1,9 @@
 /**
- * Votes: verifying a `Voted` transaction, recording a reported vote, and reading a wallet's votes
- * on a pod in an epoch (indexed votes plus verified reported ones). Pods and subnets named by id
+ * Votes: verifying a `Voted` transaction, recording a reported vote, and reading a wallet's
+ * indexed votes on a pod in an epoch. Pods and subnets named by id
  * or token id are resolved in refs.ts.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import { PodManagerAbi } from "../../../abis";
 import { eventId } from "../../../src/lib/ids";
@@ -120,64 +120,62 @@ export type WalletVote = {
 };
 
 /**
- * The wallet's votes on a pod in an epoch: the indexed `Voted` events (when the indexer's views
- * exist) together with the verified reported votes the indexer may not have reached yet.
+ * The wallet's votes on a pod in an epoch, from the indexed `Voted` events only: what rests on a
+ * vote (feedback) rests on canonical indexed state, never on a report the chain may have dropped.
  */
 export async function walletVotesOnPod(
   db: OffchainDb,
-  { voter, podTokenId, epoch, includeIndexed }: { voter: string; podTokenId: bigint; epoch: number; includeIndexed: boolean },
+  { voter, podTokenId, epoch }: { voter: string; podTokenId: bigint; epoch: number },
 ): Promise<WalletVote[]> {
-  const byId = new Map<string, WalletVote>();
-  if (includeIndexed) {
-    const indexed = await db
-      .select({
-        id: chain.vote.id,
-        subnetId: chain.vote.subnetId,
-        votes: chain.vote.votes,
-        upVote: chain.vote.upVote,
-        votingPower: chain.vote.votingPower,
-      })
-      .from(chain.vote)
-      .where(
-        and(
-          eq(chain.vote.podId, podTokenId),
-          eq(chain.vote.epoch, BigInt(epoch)),
-          eq(chain.vote.voter, voter.toLowerCase() as `0x${string}`),
-        ),
-      )
-      .orderBy(asc(chain.vote.blockNumber), asc(chain.vote.logIndex));
-    for (const v of indexed) {
-      byId.set(v.id, { voteId: v.id, subnetTokenId: v.subnetId, votes: v.votes, upVote: v.upVote, votingPower: v.votingPower });
-    }
-  }
-  const reported = await db
+  const indexed = await db
     .select({
-      voteId: votesReported.voteId,
-      subnetTokenId: votesReported.subnetTokenId,
-      votes: votesReported.votes,
-      upVote: votesReported.upVote,
-      votingPower: votesReported.votingPower,
+      id: chain.vote.id,
+      subnetId: chain.vote.subnetId,
+      votes: chain.vote.votes,
+      upVote: chain.vote.upVote,
+      votingPower: chain.vote.votingPower,
     })
+    .from(chain.vote)
+    .where(
+      and(
+        eq(chain.vote.podId, podTokenId),
+        eq(chain.vote.epoch, BigInt(epoch)),
+        eq(chain.vote.voter, voter.toLowerCase() as `0x${string}`),
+      ),
+    )
+    .orderBy(asc(chain.vote.blockNumber), asc(chain.vote.logIndex));
+  return indexed.map((v) => ({
+    voteId: v.id,
+    subnetTokenId: v.subnetId,
+    votes: v.votes,
+    upVote: v.upVote,
+    votingPower: v.votingPower,
+  }));
+}
+
+/**
+ * Whether the wallet reported a vote on the pod in the epoch (in that direction) that the indexer
+ * does not have: not indexed yet, or dropped by a reorg and about to be undone.
+ */
+export async function hasUnindexedReportedVote(
+  db: OffchainDb,
+  { voter, podTokenId, epoch, upVote }: { voter: string; podTokenId: bigint; epoch: number; upVote: boolean },
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: votesReported.id })
     .from(votesReported)
+    .leftJoin(chain.vote, eq(chain.vote.id, votesReported.voteId))
     .where(
       and(
         eq(votesReported.voter, voter.toLowerCase()),
         eq(votesReported.podTokenId, podTokenId.toString()),
         eq(votesReported.epoch, epoch),
+        eq(votesReported.upVote, upVote),
+        isNull(chain.vote.id),
       ),
     )
-    .orderBy(asc(votesReported.createdAt));
-  for (const v of reported) {
-    if (byId.has(v.voteId)) continue;
-    byId.set(v.voteId, {
-      voteId: v.voteId,
-      subnetTokenId: BigInt(v.subnetTokenId),
-      votes: BigInt(v.votes),
-      upVote: v.upVote,
-      votingPower: BigInt(v.votingPower),
-    });
-  }
-  return [...byId.values()];
+    .limit(1);
+  return row !== undefined;
 }
 
 /** Whether the indexed pod exists (chain-only pods named by token id). */
@@ -188,5 +186,3 @@ export async function indexedPodExists(db: OffchainDb, tokenId: bigint): Promise
 
 /** Stable user id for a wallet without a platform account (public vote lists). */
 export const walletUserId = (wallet: string) => `wallet:${wallet.toLowerCase()}`;
-
-

@@ -3,16 +3,20 @@ import { HttpError } from "../../../http/errors";
 import type { PlatformHandler } from "../../context";
 import { buildDataset } from "../../services/datasets";
 import { requirePublicSubnet } from "../../services/refs";
-import { hasValidSubscription } from "../../services/subscriptions";
+import { subscriptionStatus } from "../../services/subscriptions";
 import type * as routes from "./datasets.routes";
 
 const subscriptionRequired = () => new HttpError(403, "Subscription required");
+/** The order is paid, but the payment is not in the indexed chain state yet (or a reorg dropped it). */
+const paymentNotIndexed = () => new HttpError(409, "Payment not indexed yet; retry shortly", { "Retry-After": "2" });
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
   const { agent } = c.var;
   const { db, platform, agents } = c.var.ctx;
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
-  if (!(await hasValidSubscription(db, platform, agents, { agent, subnetDraftId: subnet.id }))) throw subscriptionRequired();
+  const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });
+  if (access === "unindexed") throw paymentNotIndexed();
+  if (access === "none") throw subscriptionRequired();
   const data = await buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit: agents.datasetMaxItems });
   return c.json({ data }, 200);
 };

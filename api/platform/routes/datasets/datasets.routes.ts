@@ -77,6 +77,9 @@ export const getDatasetRoute = createRoute({
     401: errorResponse("Missing or unknown agent credential"),
     403: errorResponse("Not the caller's own agentId, or `Subscription required`"),
     404: errorResponse("Datanet not found"),
+    409: errorResponse(
+      "`Payment not indexed yet; retry shortly` (with Retry-After): the order's payment is not in the indexed chain state yet",
+    ),
     503: errorResponse("Indexer not ready"),
   },
 });

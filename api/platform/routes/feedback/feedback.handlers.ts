@@ -1,12 +1,12 @@
 /** Feedback handlers. */
 import { parseTokenAmount, toTokenString } from "../../../../chain/units";
-import { badRequest, conflict } from "../../../http/errors";
-import { chainReady as isChainReady } from "../../../http/readiness";
+import { badRequest, conflict, HttpError } from "../../../http/errors";
+import { assertChainReady } from "../../../http/readiness";
 import { type PlatformHandler, requireWallet } from "../../context";
 import * as feedback from "../../repositories/feedback";
 import { assertPathMatch } from "../../schemas/common";
 import { findPodRef, findSubnetRef, mintedTokenId, podNotFound } from "../../services/refs";
-import { walletVotesOnPod, type WalletVote } from "../../services/votes";
+import { hasUnindexedReportedVote, walletVotesOnPod, type WalletVote } from "../../services/votes";
 import type * as routes from "./feedback.routes";
 
 function parseAmount(field: string, value: Parameters<typeof parseTokenAmount>[0]): bigint {
@@ -25,9 +25,14 @@ function assertClaimMatches(matching: WalletVote[], votes: bigint, votingPower: 
   }
 }
 
+/** 409 with Retry-After: the caller reported a vote the indexer has not reached (or a reorg dropped). */
+const VOTE_NOT_INDEXED_RETRY_SECONDS = 2;
+const voteNotIndexed = () =>
+  new HttpError(409, "Vote not indexed yet; retry shortly", { "Retry-After": String(VOTE_NOT_INDEXED_RETRY_SECONDS) });
+
 /**
- * Stored only when the caller's wallet voted on the pod in that epoch in that direction (indexed
- * or verified reported votes): `votes` must equal the sum of those votes and `votingPower` the
+ * Stored only when the caller's wallet voted on the pod in that epoch in that direction, as the
+ * indexer has it (canonical chain state; a reported vote not indexed yet answers 409 Retry-After): `votes` must equal the sum of those votes and `votingPower` the
  * voting power of one of them, exactly; `privateSubnetId` must name the subnet they counted for.
  */
 export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> = async (c) => {
@@ -44,16 +49,20 @@ export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> 
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
 
-  const includeIndexed = await isChainReady(pool, viewsSchema).catch(() => false);
-  const matching = (await walletVotesOnPod(db, { voter: wallet, podTokenId, epoch: body.epoch, includeIndexed })).filter(
-    (vote) => vote.upVote === body.upVote,
-  );
+  await assertChainReady(pool, viewsSchema);
+  const direction = { voter: wallet, podTokenId, epoch: body.epoch, upVote: body.upVote };
+  // a reported vote the indexer does not have (yet, or any more after a reorg) backs nothing: retry later
+  if (await hasUnindexedReportedVote(db, direction)) throw voteNotIndexed();
+  const matching = (await walletVotesOnPod(db, direction)).filter((vote) => vote.upVote === body.upVote);
   if (matching.length === 0) {
-    throw badRequest(`No ${body.upVote ? "up" : "down"}-vote of the caller's wallet on this pod in epoch ${body.epoch}`);
+    throw badRequest(
+      `No ${body.upVote ? "up" : "down"}-vote of the caller's wallet on this pod in epoch ${body.epoch}`,
+    );
   }
   assertClaimMatches(matching, votes, votingPower);
   const subnet = await findSubnetRef(db, body.privateSubnetId, { userId: user.id });
-  const subnetVote = subnet?.tokenId == null ? undefined : matching.find((vote) => vote.subnetTokenId === subnet.tokenId);
+  const subnetVote =
+    subnet?.tokenId == null ? undefined : matching.find((vote) => vote.subnetTokenId === subnet.tokenId);
   if (!subnetVote) throw badRequest("privateSubnetId is not the datanet the vote counted for");
 
   const feedbackId = await feedback.insertFeedback(db, {

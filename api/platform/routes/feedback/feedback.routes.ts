@@ -42,6 +42,9 @@ export const createFeedbackRoute = createRoute({
     400: errorResponse("Invalid body, no wallet, or no matching vote of the caller's wallet"),
     401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),
-    409: errorResponse("Feedback already stored for this vote"),
+    409: errorResponse(
+      "Feedback already stored for this vote; or the caller reported a vote the indexer does not have yet (`Vote not indexed yet; retry shortly`, with Retry-After)",
+    ),
+    503: errorResponse("Indexer not ready, or database unavailable"),
   },
 });

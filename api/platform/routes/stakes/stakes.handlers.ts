@@ -1,11 +1,10 @@
 /** Stake handlers. */
 import type { Hash } from "viem";
-import { SubnetManagerAbi } from "../../../../abis";
 import { parseTokenAmount } from "../../../../chain/units";
 import { badRequest } from "../../../http/errors";
-import { type PlatformHandler, requireWallet, verifyOnChain } from "../../context";
+import { type PlatformHandler, requireWallet } from "../../context";
 import { findSubnetRef, publishedTokenId, subnetNotFound } from "../../services/refs";
-import { recordBoost } from "../../services/stakes";
+import { recordBoost, verifyBoost } from "../../services/stakes";
 import { assertTransactionUnused } from "../../services/votes";
 import type * as routes from "./stakes.routes";
 
@@ -21,21 +20,12 @@ export const boost: PlatformHandler<typeof routes.boostRoute> = async (c) => {
   if (!subnet) throw subnetNotFound();
   const subnetTokenId = publishedTokenId(subnet);
   await assertTransactionUnused(db, body.txHash as Hash);
-  const { event } = await verifyOnChain(platform, {
-    hash: body.txHash as Hash,
-    from: wallet,
-    contract: { address: platform.chain().protocol.contracts.SubnetManager.address, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
-    eventName: "SubnetBoosted",
-    matches: (args) =>
-      args.subnetId === subnetTokenId && args.staker.toLowerCase() === wallet.toLowerCase() && args.amount === amount,
-    describe: "the datanet and amount of the request",
-  });
+  const { staker } = await verifyBoost(platform, { wallet, subnetTokenId, amount, txHash: body.txHash as Hash });
   const id = await recordBoost(db, {
     userId: user.id,
     subnetId: subnet.key,
     subnetTokenId: subnetTokenId.toString(),
-    staker: event.args.staker.toLowerCase(),
+    staker: staker.toLowerCase(),
     amount: body.amount,
     amountRaw: amount.toString(),
     txHash: body.txHash as Hash,
