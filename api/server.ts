@@ -15,7 +15,8 @@ import { answerClientErrorsAsJson } from "./http/node-errors";
 import { createPlatformApp } from "./platform/app";
 import { createPlatformContext } from "./platform/context";
 import { createRecordVerifiers } from "./platform/services/record-verifiers";
-import { createReorgReconciler, type ReorgReconciler } from "./reorgs/reconciler";
+import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
+import { observeReorgReconciler } from "./http/metrics";
 import { createChainClient } from "../chain/client";
 import { loadProtocolConfig } from "../chain/protocol-config";
 
@@ -132,5 +133,6 @@ function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
     verifiers: createRecordVerifiers(deps.db, platform),
   });
   reconciler.start();
+  observeReorgReconciler(reconcilerStats);
   return reconciler;
 }

@@ -3052,8 +3052,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Feedback already stored for this vote */
+            /** @description Feedback already stored for this vote; or the caller reported a vote the indexer does not have yet (`Vote not indexed yet; retry shortly`, with Retry-After) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Indexer not ready, or database unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3917,6 +3926,15 @@ export interface operations {
             };
             /** @description Datanet not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Payment not indexed yet; retry shortly` (with Retry-After): the order's payment is not in the indexed chain state yet */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

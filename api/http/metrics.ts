@@ -281,6 +281,59 @@ new Gauge({
   },
 });
 
+export interface ReorgCounts {
+  passes: number;
+  failedPasses: number;
+  byKind: Record<string, { undone: number; reconfirmed: number }>;
+  lastPassAt: Date | null;
+}
+
+let reorgCounts: (() => ReorgCounts) | undefined;
+
+/** The reorg reconciler of this process (api/reorgs): what it undid and reconfirmed, and its passes. */
+export function observeReorgReconciler(counts: () => ReorgCounts): void {
+  reorgCounts = counts;
+}
+
+new Counter({
+  name: `${PREFIX}reorg_records_total`,
+  help: "Off-chain records whose transaction left its block, by outcome (undone, or reconfirmed in the block it was mined again in) and record kind; the history is `npm run reorgs`",
+  labelNames: ["outcome", "kind"] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [kind, counts] of Object.entries(reorgCounts?.().byKind ?? {})) {
+      if (counts.undone) this.inc({ outcome: "undone", kind }, counts.undone);
+      if (counts.reconfirmed) this.inc({ outcome: "reconfirmed", kind }, counts.reconfirmed);
+    }
+  },
+});
+
+new Counter({
+  name: `${PREFIX}reorg_reconciler_passes_total`,
+  help: "Passes of the reorg reconciler over the unfinalized records, by result (failed: the chain or the database did not answer)",
+  labelNames: ["result"] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    const counts = reorgCounts?.();
+    if (!counts) return;
+    this.inc({ result: "ok" }, counts.passes);
+    this.inc({ result: "failed" }, counts.failedPasses);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}reorg_reconciler_last_pass_timestamp_seconds`,
+  help: "When the reorg reconciler last completed a pass (unix seconds); absent before the first",
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    const at = reorgCounts?.().lastPassAt;
+    if (at) this.set(at.getTime() / 1000);
+  },
+});
+
 // ---- the endpoint ----
 
 export interface MetricsAccess {

@@ -16,6 +16,7 @@ import { boostsReported, reorgedRecords, subnetParameterUpdates, verifiedTransac
 import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import { createRecordVerifiers } from "../../api/platform/services/record-verifiers";
+import { observeReorgReconciler } from "../../api/http/metrics";
 import { createReorgReconciler, listReorgedRecords, reconcileOnce, reconcilerStats } from "../../api/reorgs/reconciler";
 import { roleAccount } from "../../devnet/accounts";
 import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, type Agent, type Ref } from "./agents-harness";
@@ -404,6 +405,15 @@ describe("a reorg while the service is down", () => {
       expect(after.reconfirmed - before.reconfirmed).toBe(1);
       expect(after.byKind.boost!.undone - (before.byKind.boost?.undone ?? 0)).toBe(1);
       expect(after.byKind["subnet-parameter"]!.reconfirmed - (before.byKind["subnet-parameter"]?.reconfirmed ?? 0)).toBe(1);
+
+      // an operator's Prometheus scrape shows the same counts
+      observeReorgReconciler(reconcilerStats);
+      const scraped = await (await app2.request("/metrics")).text();
+      const series = (outcome: string, kind: string) =>
+        Number(new RegExp(`^datamarket_reorg_records_total\\{outcome="${outcome}",kind="${kind}"\\} (\\d+)$`, "m").exec(scraped)?.[1]);
+      expect(series("undone", "boost")).toBe(after.byKind.boost!.undone);
+      expect(series("reconfirmed", "subnet-parameter")).toBe(after.byKind["subnet-parameter"]!.reconfirmed);
+      expect(scraped).toMatch(/^datamarket_reorg_reconciler_passes_total\{result="ok"\} [1-9]\d*$/m);
 
       // the new app shows the canonical facts, and the buyer records their boost again
       const shown = await json(await app2.request(`${BASE}/public/subnets/${research.id}`));
