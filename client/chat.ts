@@ -176,6 +176,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "status": "ok",
+         *       "service": "chat-server",
+         *       "started": "2026-01-01T00:00:00.000Z",
+         *       "uptime": 3600,
+         *       "indexer": {
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       }
+         *     }
+         */
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -188,7 +207,18 @@ export interface components {
                 lag: components["schemas"]["IndexerLag"];
             };
         };
-        /** @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS */
+        /**
+         * @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS
+         * @example {
+         *       "indexedBlock": 1204512,
+         *       "chainBlock": 1204514,
+         *       "blocksBehind": 2,
+         *       "secondsBehind": 4,
+         *       "maxBlocks": 10,
+         *       "maxSeconds": 60,
+         *       "withinBounds": true
+         *     }
+         */
         IndexerLag: {
             indexedBlock: number | null;
             chainBlock: number | null;
@@ -199,6 +229,34 @@ export interface components {
             withinBounds: boolean;
             reason?: string;
         } | null;
+        /**
+         * @example {
+         *       "ready": true,
+         *       "indexer": {
+         *         "viewsSchema": "chain",
+         *         "ready": true,
+         *         "status": {
+         *           "base": {
+         *             "id": 8453,
+         *             "block": {
+         *               "number": 1204512,
+         *               "timestamp": 1767225600
+         *             }
+         *           }
+         *         },
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       },
+         *       "database": "ok"
+         *     }
+         */
         Readiness: {
             ready: boolean;
             indexer: {
@@ -213,6 +271,13 @@ export interface components {
             /** @description Why the service is not ready (absent when ready) */
             reason?: string;
         };
+        /**
+         * @example {
+         *       "nonce": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+         *       "message": "Data-Market Chat Server asks you to sign in with your wallet.\n\nAddress: 0x70997970C51812dc3A010C7d01b50e0d17dc79C8\nNonce: 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed\nExpires at: 2026-01-14T16:10:00.000Z\n\nSigning proves you control this address. It sends no transaction and costs nothing.",
+         *       "expiresAt": "2026-01-14T16:10:00.000Z"
+         *     }
+         */
         NonceResponse: {
             /**
              * Format: uuid
@@ -233,6 +298,13 @@ export interface components {
             /** @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 */
             walletAddress: string;
         };
+        /**
+         * @example {
+         *       "token": "ExampleOnly_NotARealSessionToken_0123456789",
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "expiresAt": "2026-01-15T16:05:00.000Z"
+         *     }
+         */
         VerifyResponse: {
             /** @description Session token for `Authorization: Bearer`, valid 24 hours */
             token: string;
@@ -241,6 +313,13 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "signature": "0x4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e1b",
+         *       "nonce": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"
+         *     }
+         */
         VerifyRequest: {
             /** @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 */
             walletAddress: string;
@@ -248,6 +327,18 @@ export interface components {
             signature: string;
             nonce: string;
         };
+        /**
+         * @example {
+         *       "success": true,
+         *       "txHash": "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
+         *       "podId": "12",
+         *       "title": "Arctic sea ice hits a record low for January",
+         *       "description": "Daily sea-ice extent data show the lowest January value since records began in 1979.",
+         *       "explorerUrl": "https://basescan.org/tx/0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
+         *       "category": "climate",
+         *       "subnetId": "3"
+         *     }
+         */
         MintResponse: {
             success: boolean;
             txHash: string;
@@ -260,6 +351,13 @@ export interface components {
             /** @description The datanet the pod was published into */
             subnetId: string;
         };
+        /**
+         * @example {
+         *       "tweetUrl": "https://x.com/alice/status/1790000000000000000",
+         *       "subnetHint": "Climate records",
+         *       "title": "Arctic sea ice hits a record low for January"
+         *     }
+         */
         MintRequest: {
             /**
              * @description Full URL of the post: https://x.com/{handle}/status/{id} (twitter.com too)
@@ -275,8 +373,19 @@ export interface components {
         };
         ChatPodList: {
             pods: components["schemas"]["ChatPodEntry"][];
+            /** @example 1 */
             count: number;
         };
+        /**
+         * @example {
+         *       "podId": 12,
+         *       "subnetId": "3",
+         *       "mintTxHash": "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
+         *       "createdAt": "2026-01-12T09:30:00.000Z",
+         *       "totalEmissions": 87.5,
+         *       "explorerUrl": "https://basescan.org/tx/0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"
+         *     }
+         */
         ChatPodEntry: {
             podId: number;
             /** @description The datanet (token id) the pod is in now */
@@ -288,6 +397,29 @@ export interface components {
             totalEmissions: number;
             explorerUrl: string;
         };
+        /**
+         * @example {
+         *       "podId": 12,
+         *       "currentEpoch": 6,
+         *       "totalClaimable": "83.333333333333333332",
+         *       "epochs": [
+         *         {
+         *           "epoch": 4,
+         *           "amount": "41.666666666666666666",
+         *           "claimed": false,
+         *           "amountPrimaryToken": "20.833333333333333333"
+         *         },
+         *         {
+         *           "epoch": 5,
+         *           "amount": "41.666666666666666666",
+         *           "claimed": false,
+         *           "amountPrimaryToken": "20.833333333333333333"
+         *         }
+         *       ],
+         *       "moreEpochsAvailable": false,
+         *       "totalClaimablePrimaryToken": "41.666666666666666666"
+         *     }
+         */
         PodEmissions: {
             podId: number;
             currentEpoch: number;
@@ -297,6 +429,14 @@ export interface components {
             moreEpochsAvailable: boolean;
             totalClaimablePrimaryToken?: string;
         };
+        /**
+         * @example {
+         *       "epoch": 4,
+         *       "amount": "41.666666666666666666",
+         *       "claimed": false,
+         *       "amountPrimaryToken": "20.833333333333333333"
+         *     }
+         */
         EmissionEpoch: {
             epoch: number;
             /** @description CORE, exact decimal string */
@@ -305,6 +445,19 @@ export interface components {
             /** @description The datanet's primary token, exact decimal string; present when non-zero */
             amountPrimaryToken?: string;
         };
+        /**
+         * @example {
+         *       "podId": 12,
+         *       "claimed": true,
+         *       "totalClaimed": "83.333333333333333332",
+         *       "txHashes": [
+         *         "0xe1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1",
+         *         "0xe2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2"
+         *       ],
+         *       "moreEpochsAvailable": false,
+         *       "totalClaimedPrimaryToken": "41.666666666666666666"
+         *     }
+         */
         PodEmissionsClaim: {
             podId: number;
             claimed: boolean;
@@ -314,6 +467,20 @@ export interface components {
             moreEpochsAvailable: boolean;
             totalClaimedPrimaryToken?: string;
         };
+        /**
+         * @example {
+         *       "sessionId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+         *       "response": "After an epoch closes, the pod's share of its datanet's emissions is split: **50 %** to the pod owner, the rest to its up-voters in proportion to their votes.",
+         *       "sources": [
+         *         {
+         *           "source": "docs/chat-server.md",
+         *           "title": "Chat server (agent API)",
+         *           "section": "Emissions (`GET /pods/{podId}/emissions`, `POST /pods/{podId}/emissions/claim`)"
+         *         }
+         *       ],
+         *       "mode": "rag"
+         *     }
+         */
         ChatResponse: {
             /** Format: uuid */
             sessionId: string;
@@ -323,12 +490,24 @@ export interface components {
             /** @enum {string} */
             mode: "rag" | "subnet-creation" | "minting" | "emissions";
         };
+        /**
+         * @example {
+         *       "source": "docs/chat-server.md",
+         *       "title": "Chat server (agent API)",
+         *       "section": "Emissions (`GET /pods/{podId}/emissions`, `POST /pods/{podId}/emissions/claim`)"
+         *     }
+         */
         ChatSource: {
             /** @description Document (docs/<file>.md, the spec) or live record (live:<kind>) */
             source: string;
             title: string;
             section: string;
         };
+        /**
+         * @example {
+         *       "message": "How are a pod's emissions split between its owner and voters?"
+         *     }
+         */
         ChatRequest: {
             /** @description At most 4000 characters */
             message: string;
@@ -338,6 +517,25 @@ export interface components {
              */
             sessionId?: string;
         };
+        /**
+         * @example {
+         *       "sessionId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "How are a pod's emissions split between its owner and voters?",
+         *           "timestamp": "2026-01-14T16:05:00.000Z"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "After an epoch closes, the pod's share of its datanet's emissions is split: **50 %** to the pod owner, the rest to its up-voters in proportion to their votes.",
+         *           "timestamp": "2026-01-14T16:05:02.000Z"
+         *         }
+         *       ],
+         *       "createdAt": "2026-01-14T16:05:00.000Z",
+         *       "updatedAt": "2026-01-14T16:05:02.000Z"
+         *     }
+         */
         ChatHistory: {
             /** Format: uuid */
             sessionId: string;

@@ -197,6 +197,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "key": "evk_ExampleOnly_NotARealEvalApiKey_012345678901",
+         *       "keyId": "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a",
+         *       "accountId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "accountName": "research-team",
+         *       "createdAt": "2030-01-01T00:00:00.000Z"
+         *     }
+         */
         IssuedApiKey: {
             /** @description Shown once; send as `Authorization: Bearer <key>` or `x-api-key: <key>` */
             key: string;
@@ -214,10 +223,22 @@ export interface components {
             /** @example Unauthorized */
             error: string;
         };
+        /**
+         * @example {
+         *       "name": "research-team"
+         *     }
+         */
         ApiKeyRequest: {
             /** @description Account name; default `anonymous` */
             name?: string;
         };
+        /**
+         * @example {
+         *       "key": "att_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+         *       "uploadUrl": "http://127.0.0.1:3002/api/v1/storage/uploads/att_9a8b7c6d5e4f30211203f4e5d6c7b8a9?expires=1893456300&signature=3q2-7wUvXk1y0ZbN4cHd8fJg6mLr2sTa5pQe9oVi1Wc",
+         *       "expiresAt": "2030-01-01T00:05:00.000Z"
+         *     }
+         */
         AttachmentUpload: {
             key: string;
             /** @description PUT the file bytes here within 5 minutes (PUT only) */
@@ -228,6 +249,12 @@ export interface components {
              */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "filename": "sources.pdf",
+         *       "contentType": "application/pdf"
+         *     }
+         */
         AttachmentUploadRequest: {
             filename: string;
             /**
@@ -236,6 +263,16 @@ export interface components {
              */
             contentType: "image/png" | "image/jpeg" | "image/webp" | "application/pdf";
         };
+        /**
+         * @example {
+         *       "evalId": "eval_5f2c9a1e7b3d4c6a8e0f1b2c",
+         *       "id": "2c7d9e4f-1a3b-4c5d-8e6f-7a8b9c0d1e2f",
+         *       "status": "PENDING",
+         *       "mode": "STANDARD",
+         *       "createdAt": "2030-01-01T00:00:00.000Z",
+         *       "minSettleAt": "2030-01-01T00:15:00.000Z"
+         *     }
+         */
         SubmitEvaluationResponse: {
             evalId: string;
             /** @description Internal id; the read endpoint does not accept it */
@@ -255,6 +292,25 @@ export interface components {
              */
             minSettleAt: string;
         };
+        /**
+         * @example {
+         *       "type": "answer",
+         *       "payload": "The capital of Australia is Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.",
+         *       "criteria": [
+         *         "Correctness",
+         *         "Clarity"
+         *       ],
+         *       "context": "Question: What is the capital of Australia, and why?",
+         *       "attachments": [
+         *         {
+         *           "key": "att_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+         *           "filename": "sources.pdf",
+         *           "contentType": "application/pdf"
+         *         }
+         *       ],
+         *       "settlementMinutes": 15
+         *     }
+         */
         SubmitEvaluationRequest: {
             /**
              * @example answer
@@ -281,6 +337,13 @@ export interface components {
              */
             settlementMinutes: number;
         };
+        /**
+         * @example {
+         *       "key": "att_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+         *       "filename": "sources.pdf",
+         *       "contentType": "application/pdf"
+         *     }
+         */
         AttachmentRef: {
             /** @description The `key` from POST /agents/eval-requests/attachments */
             key: string;
@@ -291,6 +354,39 @@ export interface components {
              */
             contentType: "image/png" | "image/jpeg" | "image/webp" | "application/pdf";
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "2c7d9e4f-1a3b-4c5d-8e6f-7a8b9c0d1e2f",
+         *           "evalId": "eval_5f2c9a1e7b3d4c6a8e0f1b2c",
+         *           "type": "answer",
+         *           "payload": "The capital of Australia is Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.",
+         *           "criteria": [
+         *             "Correctness",
+         *             "Clarity"
+         *           ],
+         *           "context": "Question: What is the capital of Australia, and why?",
+         *           "attachments": [
+         *             {
+         *               "filename": "sources.pdf",
+         *               "contentType": "application/pdf",
+         *               "downloadUrl": "http://127.0.0.1:3002/api/v1/storage/downloads/att_9a8b7c6d5e4f30211203f4e5d6c7b8a9?expires=1893456300&contentType=application%2Fpdf&filename=sources.pdf&signature=Xk1y0ZbN4cHd8fJg6mLr2sTa5pQe9oVi1Wc3q2-7wUv"
+         *             }
+         *           ],
+         *           "createdAt": "2030-01-01T00:00:00.000Z",
+         *           "minSettleAt": "2030-01-01T00:15:00.000Z",
+         *           "assessmentCount": 0
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "page": 1,
+         *         "pageSize": 20,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         PendingEvaluations: {
             items: components["schemas"]["PendingEvaluation"][];
             pagination: {
@@ -300,6 +396,29 @@ export interface components {
                 totalPages: number;
             };
         };
+        /**
+         * @example {
+         *       "id": "2c7d9e4f-1a3b-4c5d-8e6f-7a8b9c0d1e2f",
+         *       "evalId": "eval_5f2c9a1e7b3d4c6a8e0f1b2c",
+         *       "type": "answer",
+         *       "payload": "The capital of Australia is Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.",
+         *       "criteria": [
+         *         "Correctness",
+         *         "Clarity"
+         *       ],
+         *       "context": "Question: What is the capital of Australia, and why?",
+         *       "attachments": [
+         *         {
+         *           "filename": "sources.pdf",
+         *           "contentType": "application/pdf",
+         *           "downloadUrl": "http://127.0.0.1:3002/api/v1/storage/downloads/att_9a8b7c6d5e4f30211203f4e5d6c7b8a9?expires=1893456300&contentType=application%2Fpdf&filename=sources.pdf&signature=Xk1y0ZbN4cHd8fJg6mLr2sTa5pQe9oVi1Wc3q2-7wUv"
+         *         }
+         *       ],
+         *       "createdAt": "2030-01-01T00:00:00.000Z",
+         *       "minSettleAt": "2030-01-01T00:15:00.000Z",
+         *       "assessmentCount": 0
+         *     }
+         */
         PendingEvaluation: {
             id: string;
             evalId: string;
@@ -333,6 +452,115 @@ export interface components {
             minSettleAt: string;
             assessmentCount: number;
         };
+        /**
+         * @example {
+         *       "evalId": "eval_5f2c9a1e7b3d4c6a8e0f1b2c",
+         *       "type": "answer",
+         *       "status": "SETTLED",
+         *       "mode": "STANDARD",
+         *       "score": 100,
+         *       "createdAt": "2030-01-01T00:00:00.000Z",
+         *       "settlementMinutes": 15,
+         *       "minSettleAt": "2030-01-01T00:15:00.000Z",
+         *       "settledAt": "2030-01-01T00:15:07.000Z",
+         *       "payload": "The capital of Australia is Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.",
+         *       "criteria": [
+         *         "Correctness",
+         *         "Clarity"
+         *       ],
+         *       "context": "Question: What is the capital of Australia, and why?",
+         *       "attachments": [
+         *         {
+         *           "filename": "sources.pdf",
+         *           "contentType": "application/pdf"
+         *         }
+         *       ],
+         *       "verdict": {
+         *         "score": 85,
+         *         "decision": "accept",
+         *         "criteria": [
+         *           {
+         *             "criterion": "Correctness",
+         *             "score": 90,
+         *             "judges": 1,
+         *             "critiques": [
+         *               {
+         *                 "source": "peer",
+         *                 "by": "Reviewer-7 (gpt-4.1)",
+         *                 "text": "The 1908 date and the compromise are both right."
+         *               }
+         *             ]
+         *           },
+         *           {
+         *             "criterion": "Clarity",
+         *             "score": 80,
+         *             "judges": 1,
+         *             "critiques": [
+         *               {
+         *                 "source": "peer",
+         *                 "by": "Reviewer-7 (gpt-4.1)",
+         *                 "text": "Concise; one sentence could name the 1913 founding."
+         *               }
+         *             ]
+         *           }
+         *         ],
+         *         "agreement": null,
+         *         "dispersion": null,
+         *         "route": "auto-ship",
+         *         "quorum": {
+         *           "served": 1,
+         *           "denied": 0
+         *         },
+         *         "summary": null,
+         *         "provenance": {
+         *           "method": "weighted-median-v1",
+         *           "weights": {
+         *             "peer": 1,
+         *             "human": 2,
+         *             "llm": 1
+         *           },
+         *           "criteriaSource": "caller",
+         *           "judges": [
+         *             {
+         *               "kind": "peer",
+         *               "id": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b",
+         *               "agentName": "Reviewer-7",
+         *               "modelName": "gpt-4.1",
+         *               "score": 85,
+         *               "decision": "accept",
+         *               "weight": 1
+         *             }
+         *           ],
+         *           "attachment": {
+         *             "filename": "sources.pdf",
+         *             "contentType": "application/pdf",
+         *             "sha256": "9f2b5c8e1d4a7f0b3e6c9d2a5f8b1e4c7a0d3f6b9e2c5a8d1f4b7e0a3c6d9f2b"
+         *           },
+         *           "judgedAt": "2030-01-01T00:15:07.000Z"
+         *         }
+         *       },
+         *       "peerAssessmentCount": 1,
+         *       "peerContributors": [
+         *         {
+         *           "agentName": "Reviewer-7",
+         *           "modelName": "gpt-4.1"
+         *         }
+         *       ],
+         *       "peerAssessments": [
+         *         {
+         *           "id": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b",
+         *           "agentName": "Reviewer-7",
+         *           "modelName": "gpt-4.1",
+         *           "score": 85,
+         *           "decision": "accept",
+         *           "critique": "Correct and concise; the 1908 date and the compromise are both right.",
+         *           "createdAt": "2030-01-01T00:06:00.000Z"
+         *         }
+         *       ],
+         *       "humanReviewCount": 0,
+         *       "humanReviews": []
+         *     }
+         */
         Evaluation: {
             evalId: string;
             /**
@@ -484,6 +712,17 @@ export interface components {
         FailedVerdict: {
             reason: string;
         };
+        /**
+         * @example {
+         *       "id": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b",
+         *       "agentName": "Reviewer-7",
+         *       "modelName": "gpt-4.1",
+         *       "score": 85,
+         *       "decision": "accept",
+         *       "critique": "Correct and concise; the 1908 date and the compromise are both right.",
+         *       "createdAt": "2030-01-01T00:06:00.000Z"
+         *     }
+         */
         PeerAssessment: {
             id: string;
             agentName: string;
@@ -518,6 +757,15 @@ export interface components {
              */
             createdAt: string;
         };
+        /**
+         * @example {
+         *       "agentName": "Reviewer-7",
+         *       "modelName": "gpt-4.1",
+         *       "score": 85,
+         *       "decision": "accept",
+         *       "critique": "Correct and concise; the 1908 date and the compromise are both right."
+         *     }
+         */
         AssessmentRequest: {
             /** @description Self-reported, 1–200 characters */
             agentName: string;
@@ -533,6 +781,34 @@ export interface components {
             /** @description Non-empty, ≤ 2 KB */
             critique: string;
         };
+        /**
+         * @example {
+         *       "ready": true,
+         *       "indexer": {
+         *         "viewsSchema": "chain",
+         *         "ready": true,
+         *         "status": {
+         *           "base": {
+         *             "id": 8453,
+         *             "block": {
+         *               "number": 1204512,
+         *               "timestamp": 1767225600
+         *             }
+         *           }
+         *         },
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       },
+         *       "database": "ok"
+         *     }
+         */
         Readiness: {
             ready: boolean;
             indexer: {
@@ -547,7 +823,18 @@ export interface components {
             /** @description Why the service is not ready (absent when ready) */
             reason?: string;
         };
-        /** @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS */
+        /**
+         * @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS
+         * @example {
+         *       "indexedBlock": 1204512,
+         *       "chainBlock": 1204514,
+         *       "blocksBehind": 2,
+         *       "secondsBehind": 4,
+         *       "maxBlocks": 10,
+         *       "maxSeconds": 60,
+         *       "withinBounds": true
+         *     }
+         */
         IndexerLag: {
             indexedBlock: number | null;
             chainBlock: number | null;
@@ -558,6 +845,25 @@ export interface components {
             withinBounds: boolean;
             reason?: string;
         };
+        /**
+         * @example {
+         *       "status": "ok",
+         *       "service": "platform-api",
+         *       "started": "2026-01-01T00:00:00.000Z",
+         *       "uptime": 3600,
+         *       "indexer": {
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       }
+         *     }
+         */
         ServiceHealth: {
             /** @enum {string} */
             status: "ok";

@@ -736,6 +736,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "ready": true,
+         *       "indexer": {
+         *         "viewsSchema": "chain",
+         *         "ready": true,
+         *         "status": {
+         *           "base": {
+         *             "id": 8453,
+         *             "block": {
+         *               "number": 1204512,
+         *               "timestamp": 1767225600
+         *             }
+         *           }
+         *         },
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       },
+         *       "database": "ok"
+         *     }
+         */
         Readiness: {
             ready: boolean;
             indexer: {
@@ -750,7 +778,18 @@ export interface components {
             /** @description Why the service is not ready (absent when ready) */
             reason?: string;
         };
-        /** @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS */
+        /**
+         * @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS
+         * @example {
+         *       "indexedBlock": 1204512,
+         *       "chainBlock": 1204514,
+         *       "blocksBehind": 2,
+         *       "secondsBehind": 4,
+         *       "maxBlocks": 10,
+         *       "maxSeconds": 60,
+         *       "withinBounds": true
+         *     }
+         */
         IndexerLag: {
             indexedBlock: number | null;
             chainBlock: number | null;
@@ -761,6 +800,25 @@ export interface components {
             withinBounds: boolean;
             reason?: string;
         };
+        /**
+         * @example {
+         *       "status": "ok",
+         *       "service": "platform-api",
+         *       "started": "2026-01-01T00:00:00.000Z",
+         *       "uptime": 3600,
+         *       "indexer": {
+         *         "lag": {
+         *           "indexedBlock": 1204512,
+         *           "chainBlock": 1204514,
+         *           "blocksBehind": 2,
+         *           "secondsBehind": 4,
+         *           "maxBlocks": 10,
+         *           "maxSeconds": 60,
+         *           "withinBounds": true
+         *         }
+         *       }
+         *     }
+         */
         ServiceHealth: {
             /** @enum {string} */
             status: "ok";
@@ -773,6 +831,30 @@ export interface components {
                 lag: components["schemas"]["IndexerLag"] & (Record<string, never> | null);
             };
         };
+        /**
+         * @example {
+         *       "totalPods": 128,
+         *       "totalActiveSubnets": 6,
+         *       "totalSubnetFees": 5400,
+         *       "totalSubnetFeesBurnt": 1620,
+         *       "totalSubnetFeesAccumulatedToPerformancePool": 2160,
+         *       "totalSubnetFeesLocked": 1620,
+         *       "epochLengthSeconds": 172800,
+         *       "governanceLocked": 250000,
+         *       "communityLocked": 1150000,
+         *       "lastUpdatedAt": "2026-01-14T16:05:00.000Z",
+         *       "corePriceUSD": 0.42,
+         *       "totalCoreLocked": 1400000,
+         *       "totalUsers": 310,
+         *       "totalLocks": 402,
+         *       "averageLockedPerUser": 4516.13,
+         *       "activeSubnetIds": [
+         *         {
+         *           "id": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c"
+         *         }
+         *       ]
+         *     }
+         */
         NetworkStats: {
             /** @description Pods minted on chain */
             totalPods: number;
@@ -810,6 +892,27 @@ export interface components {
             /** @example Unauthorized */
             error: string;
         };
+        /**
+         * @example {
+         *       "id": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "tokenId": 3,
+         *       "subnetName": "Climate records",
+         *       "subnetDescription": "Open climate datasets, curated by vote",
+         *       "cumulativeUpVotes": 4200,
+         *       "cumulativeDownVotes": 150,
+         *       "createdAt": "2026-01-10T08:00:00.000Z",
+         *       "emissionsPerEpochCORE": 1000,
+         *       "emissionsPerEpochPrimaryToken": 500,
+         *       "primaryTokenSymbol": "CLIM",
+         *       "activePodCount": 18,
+         *       "userAccessCount": 7,
+         *       "coreSeedsBySubnetOwnerAmount": 5000,
+         *       "publishingFeeCORE": 10,
+         *       "estimatedTotalPublishingFeeCollectedUSD": 84,
+         *       "accessFeeCORE": 25,
+         *       "estimatedTotalAccessFeeCollectedUSD": 73.5
+         *     }
+         */
         SubnetStats: {
             id: string;
             tokenId: number;
@@ -835,6 +938,26 @@ export interface components {
             accessFeeCORE: number;
             estimatedTotalAccessFeeCollectedUSD: number;
         };
+        /**
+         * @example {
+         *       "id": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "name": "Arctic sea ice",
+         *       "description": "Daily sea-ice extent, 1979-today",
+         *       "tokenId": 12,
+         *       "privateSubnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "url": "https://example.org/ice",
+         *       "imageUrl": "https://example.org/ice.png",
+         *       "thumbnailUrl": null,
+         *       "status": "active",
+         *       "banned": false,
+         *       "banReason": null,
+         *       "podValidityEpoch": 6,
+         *       "cumulativeUpVotesVolume": 1250.5,
+         *       "cumulativeDownVotesVolume": 40,
+         *       "createdAt": "2026-01-12T09:30:00.000Z",
+         *       "updatedAt": "2026-01-14T16:05:00.000Z"
+         *     }
+         */
         UserPod: {
             /** Format: uuid */
             id: string;
@@ -863,10 +986,25 @@ export interface components {
         };
         CreatedId: {
             data: {
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f
+                 */
                 id: string;
             };
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "podName": "Arctic sea ice",
+         *       "url": "https://example.org/ice",
+         *       "platform": "web",
+         *       "category": "climate",
+         *       "podDescription": "Daily sea-ice extent, 1979-today",
+         *       "agreeToTerms": true,
+         *       "imageURL": "https://example.org/ice.png"
+         *     }
+         */
         PodDraftBody: {
             /** @description The target datanet: its id (uuid) or its on-chain tokenId */
             subnetId: string;
@@ -909,6 +1047,12 @@ export interface components {
                 success: true;
             };
         };
+        /**
+         * @example {
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         PodTxBody: {
             /** @description Must equal the path id */
             podId: string;
@@ -918,6 +1062,30 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "id": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "name": "Arctic sea ice",
+         *       "description": "Daily sea-ice extent, 1979-today",
+         *       "tokenId": 12,
+         *       "privateSubnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "url": "https://example.org/ice",
+         *       "imageUrl": "https://example.org/ice.png",
+         *       "thumbnailUrl": null,
+         *       "videoUrl": null,
+         *       "pdfUrl": "https://example.org/ice-methods.pdf",
+         *       "creator": {
+         *         "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *         "username": "alice",
+         *         "avatarUrl": "https://example.org/alice.png"
+         *       },
+         *       "createdAt": "2026-01-12T09:30:00.000Z",
+         *       "updatedAt": "2026-01-14T16:05:00.000Z",
+         *       "podValidityEpoch": 6,
+         *       "cumulativeUpVotesVolume": 1250.5,
+         *       "cumulativeDownVotesVolume": 40
+         *     }
+         */
         PublicPod: {
             /** Format: uuid */
             id: string;
@@ -940,11 +1108,26 @@ export interface components {
             cumulativeUpVotesVolume: number;
             cumulativeDownVotesVolume: number;
         };
+        /**
+         * @example {
+         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "username": "alice",
+         *       "avatarUrl": "https://example.org/alice.png"
+         *     }
+         */
         PodCreator: {
             id: string;
             username: string | null;
             avatarUrl: string | null;
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "total": 42,
+         *       "totalPages": 5
+         *     }
+         */
         Pagination: {
             page: number;
             limit: number;
@@ -952,6 +1135,27 @@ export interface components {
             total: number;
             totalPages: number;
         };
+        /**
+         * @example {
+         *       "id": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "subnetName": "Climate records",
+         *       "subnetDescription": "Open climate datasets, curated by vote",
+         *       "thumbnailUrl": "https://example.org/climate.png",
+         *       "nativeTokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+         *       "nativeTokenSymbol": "CLIM",
+         *       "nativeTokenDecimals": 18,
+         *       "tokenId": 3,
+         *       "accessFeeCORE": 25,
+         *       "emissionsPerEpochCORE": 1000,
+         *       "emissionsPerEpochPrimaryToken": 500,
+         *       "status": "active",
+         *       "upVoteVolume": 4200,
+         *       "downVoteVolume": 150,
+         *       "onboardingPublishers": "Publish primary sources with a stable URL",
+         *       "onboardingVoters": "Vote for complete, well-documented series",
+         *       "createdByUserId": "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+         *     }
+         */
         Subnet: {
             /** Format: uuid */
             id: string;
@@ -979,6 +1183,20 @@ export interface components {
             /** @description The creating user's id (for agent-created datanets: the agent's id) */
             createdByUserId: string;
         };
+        /**
+         * @example {
+         *       "subnetCreatorType": "team",
+         *       "subnetName": "Climate records",
+         *       "imageURL": "https://example.org/climate.png",
+         *       "subnetDescription": "Open climate datasets, curated by vote",
+         *       "onboardingPublishers": "Publish primary sources with a stable URL",
+         *       "onboardingVoters": "Vote for complete, well-documented series",
+         *       "subnetGoal": "Reliable climate data",
+         *       "nativeTokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+         *       "nativeTokenSymbol": "CLIM",
+         *       "nativeTokenDecimals": 18
+         *     }
+         */
         SubnetDraftBody: {
             /** @enum {string} */
             subnetCreatorType: "individual" | "team";
@@ -1000,6 +1218,12 @@ export interface components {
             nativeTokenSymbol: string;
             nativeTokenDecimals: number;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         PublishSubnetBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1009,6 +1233,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "accessFeeCORE": 25,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         SetAccessFeeCOREBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1020,6 +1251,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "publishingFeeCORE": 25,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         SetPublishingFeeCOREBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1031,6 +1269,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "republishingFeeCORE": 25,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         SetRepublishingFeeCOREBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1042,6 +1287,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "emissionsPerEpochCORE": 25,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         SetEmissionsPerEpochCOREBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1053,6 +1305,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "emissionsPerEpochPrimaryToken": 25,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         SetEmissionsPerEpochPrimaryTokenBody: {
             /** @description Must equal the path id */
             subnetId: string;
@@ -1064,6 +1323,15 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "id": "5a1e7c3b-9d2f-4b6a-8e0c-1f2a3b4c5d6e",
+         *       "comment": "Useful for the 2026 report",
+         *       "createdAt": "2026-01-14T16:05:00.000Z",
+         *       "userName": "alice",
+         *       "thumbnailURL": "https://example.org/alice.png"
+         *     }
+         */
         Comment: {
             id: string;
             comment: string;
@@ -1074,11 +1342,28 @@ export interface components {
             /** @description The author's avatar */
             thumbnailURL: string | null;
         };
+        /**
+         * @example {
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "comment": "Useful for the 2026 report"
+         *     }
+         */
         CreateCommentBody: {
             /** @description Must equal the path's podId */
             podId: string;
             comment: string;
         };
+        /**
+         * @example {
+         *       "id": "0xabababababababababababababababababababababababababababababababab-3",
+         *       "userId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "votes": 120.5,
+         *       "createdAt": "2026-01-14T16:05:00.000Z",
+         *       "voter": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "epoch": 4,
+         *       "upVote": true
+         *     }
+         */
         PublicPodVote: {
             /** @description `${txHash}-${logIndex}` of the Voted event */
             id: string;
@@ -1096,6 +1381,15 @@ export interface components {
             epoch: number;
             upVote: boolean;
         };
+        /**
+         * @example {
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "epoch": 4,
+         *       "votes": 120.5,
+         *       "upVote": true,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         ReportVoteBody: {
             /** @description Must equal the path's podId */
             podId: string;
@@ -1113,6 +1407,17 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "feedback": "Complete series with clear sources; the 2012 gap is documented",
+         *       "epoch": 4,
+         *       "votingPower": 1500,
+         *       "upVote": true,
+         *       "privateSubnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "votes": 120.5
+         *     }
+         */
         FeedbackBody: {
             /** @description Must equal the path's id */
             podId: string;
@@ -1127,6 +1432,13 @@ export interface components {
             /** @description Whole tokens; must equal the wallet's votes on the pod in the epoch in that direction exactly */
             votes: number;
         };
+        /**
+         * @example {
+         *       "amount": "250.5",
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         BoostBody: {
             /**
              * @description CORE, decimal string kept exactly as sent
@@ -1141,6 +1453,13 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "id": "7",
+         *       "tokenId": "7",
+         *       "amount": "1200000000000000000000"
+         *     }
+         */
         Lock: {
             /** @description The lock's id: its lockupId, which is also its NFT token id */
             id: string;
@@ -1289,6 +1608,14 @@ export interface components {
              */
             signature: string;
         };
+        /**
+         * @example {
+         *       "id": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "name": "Climate records",
+         *       "description": "Open climate datasets, curated by vote",
+         *       "tokenId": "3"
+         *     }
+         */
         SubnetSummary: {
             /** Format: uuid */
             id: string;
@@ -1297,6 +1624,12 @@ export interface components {
             /** @description On-chain token id, as a string */
             tokenId: string;
         };
+        /**
+         * @example {
+         *       "description": "Finds open climate and ocean datasets",
+         *       "isOrchestrator": true
+         *     }
+         */
         UpdateAgentBody: {
             name?: string;
             description?: string;
@@ -1310,6 +1643,21 @@ export interface components {
             /** @description The live platform's name of isOrchestrator (accepted as an alias) */
             isOrquestra?: boolean;
         };
+        /**
+         * @example {
+         *       "subnetCreatorType": "team",
+         *       "subnetName": "Climate records",
+         *       "imageURL": "https://example.org/climate.png",
+         *       "subnetDescription": "Open climate datasets, curated by vote",
+         *       "onboardingPublishers": "Publish primary sources with a stable URL",
+         *       "onboardingVoters": "Vote for complete, well-documented series",
+         *       "subnetGoal": "Reliable climate data",
+         *       "nativeTokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+         *       "nativeTokenSymbol": "CLIM",
+         *       "nativeTokenDecimals": 18,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         AgentSubnetBody: components["schemas"]["SubnetDraftBody"] & {
             /**
              * @description The publishSubnet transaction, sent by the agent's bound wallet
@@ -1317,6 +1665,19 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "subnetId": "0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c",
+         *       "podName": "Arctic sea ice",
+         *       "url": "https://example.org/ice",
+         *       "platform": "web",
+         *       "category": "climate",
+         *       "podDescription": "Daily sea-ice extent, 1979-today",
+         *       "agreeToTerms": true,
+         *       "imageURL": "https://example.org/ice.png",
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab"
+         *     }
+         */
         AgentPodBody: components["schemas"]["PodDraftBody"] & {
             /**
              * @description The mint transaction, sent by the agent's bound wallet (pod minted to it)
@@ -1331,6 +1692,19 @@ export interface components {
              */
             txHash: string;
         };
+        /**
+         * @example {
+         *       "id": "monthly",
+         *       "subscriptionDays": 30,
+         *       "paymentDetails": {
+         *         "amount": 25,
+         *         "receiverAddress": "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
+         *         "currencyAddress": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+         *         "currencyDecimals": 18,
+         *         "chainId": 8453
+         *       }
+         *     }
+         */
         SubscriptionPackage: {
             id: string;
             subscriptionDays: number;
@@ -1345,6 +1719,17 @@ export interface components {
                 chainId: number;
             };
         };
+        /**
+         * @example {
+         *       "id": "8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b",
+         *       "package": {
+         *         "id": "monthly",
+         *         "subscriptionDays": 30
+         *       },
+         *       "status": "VERIFIED",
+         *       "expiresAt": "2026-02-13T16:05:00.000Z"
+         *     }
+         */
         SubscriptionOrder: {
             /** Format: uuid */
             id: string;
@@ -1366,6 +1751,21 @@ export interface components {
             votes: components["schemas"]["DatasetVote"][];
             evofs: components["schemas"]["DatasetEvof"][];
         };
+        /**
+         * @example {
+         *       "id": "c4d5e6f7-0a1b-4c2d-9e3f-4a5b6c7d8e9f",
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "tokenId": 12,
+         *       "userId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "voter": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "epoch": 4,
+         *       "upVote": true,
+         *       "votes": 120.5,
+         *       "votingPower": 1500,
+         *       "feedback": "Complete series with clear sources; the 2012 gap is documented",
+         *       "createdAt": "2026-01-14T16:05:00.000Z"
+         *     }
+         */
         DatasetFeedback: {
             id: string;
             podId: string;
@@ -1380,6 +1780,22 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @example {
+         *       "id": "0xabababababababababababababababababababababababababababababababab-3",
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "tokenId": 12,
+         *       "subnetTokenId": 3,
+         *       "voter": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "userId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "epoch": 4,
+         *       "votes": 120.5,
+         *       "votingPower": 1500,
+         *       "upVote": true,
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab",
+         *       "createdAt": "2026-01-14T16:05:00.000Z"
+         *     }
+         */
         DatasetVote: {
             /** @description `${txHash}-${logIndex}` */
             id: string;
@@ -1399,6 +1815,17 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @example {
+         *       "podId": "3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+         *       "tokenId": 12,
+         *       "epoch": 4,
+         *       "voterCount": 3,
+         *       "totalVotes": 361.5,
+         *       "w": 42.17,
+         *       "evof": 1778.31
+         *     }
+         */
         DatasetEvof: {
             podId: string;
             tokenId: number;
@@ -2831,6 +3258,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 5a1e7c3b-9d2f-4b6a-8e0c-1f2a3b4c5d6e */
                             id: string;
                         };
                     };
@@ -2944,6 +3372,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 0xabababababababababababababababababababababababababababababababab-3 */
                             id: string;
                         };
                     };
@@ -3020,6 +3449,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example c4d5e6f7-0a1b-4c2d-9e3f-4a5b6c7d8e9f */
                             id: string;
                         };
                     };
@@ -3093,6 +3523,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b */
                             id: string;
                         };
                     };
@@ -3390,6 +3821,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example d2a4f6c8-1b3d-4e5f-8a7b-9c0d1e2f3a4b */
                             id: string;
                         };
                     };
@@ -3448,6 +3880,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 0b6f1c52-2d4e-4f7a-9c3b-5e8d1a2f3b4c */
                             subnetId: string;
                         };
                     };
@@ -3515,6 +3948,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f */
                             podId: string;
                         };
                     };
@@ -3580,6 +4014,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f */
                             podId: string;
                         };
                     };
@@ -3640,6 +4075,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 0xabababababababababababababababababababababababababababababababab-3 */
                             id: string;
                         };
                     };
@@ -3764,6 +4200,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @example 8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b */
                             orderId: string;
                         };
                     };

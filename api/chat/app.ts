@@ -7,7 +7,7 @@ import { observeServerWallet } from "../http/metrics";
 import { jsonContent, mountOpenApi } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
-import { HealthIndexerSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
+import { HealthIndexerSchema, INDEXER_LAG_EXAMPLE, indexerLagForHealth, registerReadiness } from "../http/readiness";
 import { loadChatConfig, type ChatConfig } from "./config";
 import type { ChatContext, ChatEnv } from "./context";
 import { authRouter } from "./routes/auth/auth.index";
@@ -31,7 +31,15 @@ const HealthSchema = z
     uptime: z.number().openapi({ description: "Seconds since the service started" }),
     indexer: HealthIndexerSchema,
   })
-  .openapi("Health");
+  .openapi("Health", {
+    example: {
+      status: "ok",
+      service: "chat-server",
+      started: "2026-01-01T00:00:00.000Z",
+      uptime: 3600,
+      indexer: { lag: INDEXER_LAG_EXAMPLE },
+    },
+  });
 
 const healthRoute = createRoute({
   operationId: "getHealth",

@@ -44,6 +44,35 @@ export const EvalTypeSchema = z.enum(EVAL_TYPES).openapi({ example: "answer" });
 export const DecisionSchema = z.enum(DECISIONS).openapi({ example: "accept" });
 export const AttachmentContentTypeSchema = z.enum(ATTACHMENT_CONTENT_TYPES).openapi({ example: "image/png" });
 const Timestamp = z.string().openapi({ format: "date-time", example: "2030-01-01T00:00:00.000Z" });
+
+// Values the examples share, so that the reference (/docs) reads as one evaluation's story.
+const EXAMPLE = {
+  evalId: "eval_5f2c9a1e7b3d4c6a8e0f1b2c",
+  id: "2c7d9e4f-1a3b-4c5d-8e6f-7a8b9c0d1e2f",
+  attachmentKey: "att_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+  payload: "The capital of Australia is Canberra, chosen in 1908 as a compromise between Sydney and Melbourne.",
+  criteria: ["Correctness", "Clarity"],
+  context: "Question: What is the capital of Australia, and why?",
+  createdAt: "2030-01-01T00:00:00.000Z",
+  minSettleAt: "2030-01-01T00:15:00.000Z",
+  settledAt: "2030-01-01T00:15:07.000Z",
+  uploadUrl:
+    "http://127.0.0.1:3002/api/v1/storage/uploads/att_9a8b7c6d5e4f30211203f4e5d6c7b8a9" +
+    "?expires=1893456300&signature=3q2-7wUvXk1y0ZbN4cHd8fJg6mLr2sTa5pQe9oVi1Wc",
+  downloadUrl:
+    "http://127.0.0.1:3002/api/v1/storage/downloads/att_9a8b7c6d5e4f30211203f4e5d6c7b8a9" +
+    "?expires=1893456300&contentType=application%2Fpdf&filename=sources.pdf&signature=Xk1y0ZbN4cHd8fJg6mLr2sTa5pQe9oVi1Wc3q2-7wUv",
+} as const;
+
+const ASSESSMENT_EXAMPLE = {
+  id: "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b",
+  agentName: "Reviewer-7",
+  modelName: "gpt-4.1",
+  score: 85,
+  decision: "accept" as const,
+  critique: "Correct and concise; the 1908 date and the compromise are both right.",
+  createdAt: "2030-01-01T00:06:00.000Z",
+};
 const Score = z.number().min(0).max(100);
 
 // ---------------------------------------------------------------- requests
@@ -59,7 +88,9 @@ export const AttachmentRefSchema = z
     filename: nameText(LIMITS.filenameChars),
     contentType: AttachmentContentTypeSchema,
   })
-  .openapi("AttachmentRef");
+  .openapi("AttachmentRef", {
+    example: { key: EXAMPLE.attachmentKey, filename: "sources.pdf", contentType: "application/pdf" },
+  });
 
 export const SubmitBodySchema = z
   .object({
@@ -82,7 +113,16 @@ export const SubmitBodySchema = z
       .default(DEFAULT_SETTLEMENT_MINUTES)
       .openapi({ description: "Minimum minutes open for peer assessment", example: 15 }),
   })
-  .openapi("SubmitEvaluationRequest");
+  .openapi("SubmitEvaluationRequest", {
+    example: {
+      type: "answer",
+      payload: EXAMPLE.payload,
+      criteria: [...EXAMPLE.criteria],
+      context: EXAMPLE.context,
+      attachments: [{ key: EXAMPLE.attachmentKey, filename: "sources.pdf", contentType: "application/pdf" }],
+      settlementMinutes: 15,
+    },
+  });
 export type SubmitBody = z.infer<typeof SubmitBodySchema>;
 
 export const SubmitHeadersSchema = z.object({
@@ -106,7 +146,7 @@ export const EvalIdParamsSchema = z.object({
 
 export const AttachmentRequestSchema = z
   .object({ filename: nameText(LIMITS.filenameChars), contentType: AttachmentContentTypeSchema })
-  .openapi("AttachmentUploadRequest");
+  .openapi("AttachmentUploadRequest", { example: { filename: "sources.pdf", contentType: "application/pdf" } });
 
 export const PendingQuerySchema = z.object({
   page: z.coerce
@@ -133,14 +173,22 @@ export const AssessmentBodySchema = z
     decision: DecisionSchema,
     critique: requiredUtf8Text(LIMITS.critiqueBytes, "2 KB").openapi({ description: "Non-empty, ≤ 2 KB" }),
   })
-  .openapi("AssessmentRequest");
+  .openapi("AssessmentRequest", {
+    example: {
+      agentName: ASSESSMENT_EXAMPLE.agentName,
+      modelName: ASSESSMENT_EXAMPLE.modelName,
+      score: ASSESSMENT_EXAMPLE.score,
+      decision: ASSESSMENT_EXAMPLE.decision,
+      critique: ASSESSMENT_EXAMPLE.critique,
+    },
+  });
 export type AssessmentBody = z.infer<typeof AssessmentBodySchema>;
 
 export const KeyRequestSchema = z
   .object({
     name: nameText(LIMITS.nameChars).optional().openapi({ description: "Account name; default `anonymous`" }),
   })
-  .openapi("ApiKeyRequest");
+  .openapi("ApiKeyRequest", { example: { name: "research-team" } });
 
 // ---------------------------------------------------------------- responses
 
@@ -153,7 +201,16 @@ export const SubmitResponseSchema = z
     createdAt: Timestamp,
     minSettleAt: Timestamp,
   })
-  .openapi("SubmitEvaluationResponse");
+  .openapi("SubmitEvaluationResponse", {
+    example: {
+      evalId: EXAMPLE.evalId,
+      id: EXAMPLE.id,
+      status: "PENDING",
+      mode: "STANDARD",
+      createdAt: EXAMPLE.createdAt,
+      minSettleAt: EXAMPLE.minSettleAt,
+    },
+  });
 
 export const AssessmentSchema = z
   .object({
@@ -165,7 +222,7 @@ export const AssessmentSchema = z
     critique: z.string(),
     createdAt: Timestamp,
   })
-  .openapi("PeerAssessment");
+  .openapi("PeerAssessment", { example: ASSESSMENT_EXAMPLE });
 
 export const HumanReviewSchema = z
   .object({
@@ -265,7 +322,77 @@ export const EvaluationSchema = z
     humanReviewCount: z.number().int(),
     humanReviews: z.array(HumanReviewSchema),
   })
-  .openapi("Evaluation");
+  .openapi("Evaluation", {
+    example: {
+      evalId: EXAMPLE.evalId,
+      type: "answer",
+      status: "SETTLED",
+      mode: "STANDARD",
+      score: 100,
+      createdAt: EXAMPLE.createdAt,
+      settlementMinutes: 15,
+      minSettleAt: EXAMPLE.minSettleAt,
+      settledAt: EXAMPLE.settledAt,
+      payload: EXAMPLE.payload,
+      criteria: [...EXAMPLE.criteria],
+      context: EXAMPLE.context,
+      attachments: [{ filename: "sources.pdf", contentType: "application/pdf" }],
+      verdict: {
+        score: 85,
+        decision: "accept",
+        criteria: [
+          {
+            criterion: "Correctness",
+            score: 90,
+            judges: 1,
+            critiques: [
+              { source: "peer", by: "Reviewer-7 (gpt-4.1)", text: "The 1908 date and the compromise are both right." },
+            ],
+          },
+          {
+            criterion: "Clarity",
+            score: 80,
+            judges: 1,
+            critiques: [
+              { source: "peer", by: "Reviewer-7 (gpt-4.1)", text: "Concise; one sentence could name the 1913 founding." },
+            ],
+          },
+        ],
+        agreement: null,
+        dispersion: null,
+        route: "auto-ship",
+        quorum: { served: 1, denied: 0 },
+        summary: null,
+        provenance: {
+          method: "weighted-median-v1",
+          weights: { peer: 1, human: 2, llm: 1 },
+          criteriaSource: "caller",
+          judges: [
+            {
+              kind: "peer",
+              id: ASSESSMENT_EXAMPLE.id,
+              agentName: ASSESSMENT_EXAMPLE.agentName,
+              modelName: ASSESSMENT_EXAMPLE.modelName,
+              score: ASSESSMENT_EXAMPLE.score,
+              decision: ASSESSMENT_EXAMPLE.decision,
+              weight: 1,
+            },
+          ],
+          attachment: {
+            filename: "sources.pdf",
+            contentType: "application/pdf",
+            sha256: "9f2b5c8e1d4a7f0b3e6c9d2a5f8b1e4c7a0d3f6b9e2c5a8d1f4b7e0a3c6d9f2b",
+          },
+          judgedAt: EXAMPLE.settledAt,
+        },
+      },
+      peerAssessmentCount: 1,
+      peerContributors: [{ agentName: ASSESSMENT_EXAMPLE.agentName, modelName: ASSESSMENT_EXAMPLE.modelName }],
+      peerAssessments: [ASSESSMENT_EXAMPLE],
+      humanReviewCount: 0,
+      humanReviews: [],
+    },
+  });
 
 export const AttachmentUploadSchema = z
   .object({
@@ -273,7 +400,9 @@ export const AttachmentUploadSchema = z
     uploadUrl: z.string().openapi({ description: "PUT the file bytes here within 5 minutes (PUT only)" }),
     expiresAt: Timestamp,
   })
-  .openapi("AttachmentUpload");
+  .openapi("AttachmentUpload", {
+    example: { key: EXAMPLE.attachmentKey, uploadUrl: EXAMPLE.uploadUrl, expiresAt: "2030-01-01T00:05:00.000Z" },
+  });
 
 export const PendingItemSchema = z
   .object({
@@ -294,7 +423,20 @@ export const PendingItemSchema = z
     minSettleAt: Timestamp,
     assessmentCount: z.number().int(),
   })
-  .openapi("PendingEvaluation");
+  .openapi("PendingEvaluation", {
+    example: {
+      id: EXAMPLE.id,
+      evalId: EXAMPLE.evalId,
+      type: "answer",
+      payload: EXAMPLE.payload,
+      criteria: [...EXAMPLE.criteria],
+      context: EXAMPLE.context,
+      attachments: [{ filename: "sources.pdf", contentType: "application/pdf", downloadUrl: EXAMPLE.downloadUrl }],
+      createdAt: EXAMPLE.createdAt,
+      minSettleAt: EXAMPLE.minSettleAt,
+      assessmentCount: 0,
+    },
+  });
 
 export const PendingListSchema = z
   .object({
@@ -306,7 +448,25 @@ export const PendingListSchema = z
       totalPages: z.number().int(),
     }),
   })
-  .openapi("PendingEvaluations");
+  .openapi("PendingEvaluations", {
+    example: {
+      items: [
+        {
+          id: EXAMPLE.id,
+          evalId: EXAMPLE.evalId,
+          type: "answer",
+          payload: EXAMPLE.payload,
+          criteria: [...EXAMPLE.criteria],
+          context: EXAMPLE.context,
+          attachments: [{ filename: "sources.pdf", contentType: "application/pdf", downloadUrl: EXAMPLE.downloadUrl }],
+          createdAt: EXAMPLE.createdAt,
+          minSettleAt: EXAMPLE.minSettleAt,
+          assessmentCount: 0,
+        },
+      ],
+      pagination: { page: 1, pageSize: 20, total: 1, totalPages: 1 },
+    },
+  });
 
 export const IssuedKeySchema = z
   .object({
@@ -316,4 +476,12 @@ export const IssuedKeySchema = z
     accountName: z.string(),
     createdAt: Timestamp,
   })
-  .openapi("IssuedApiKey");
+  .openapi("IssuedApiKey", {
+    example: {
+      key: "evk_ExampleOnly_NotARealEvalApiKey_012345678901",
+      keyId: "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a",
+      accountId: "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+      accountName: "research-team",
+      createdAt: EXAMPLE.createdAt,
+    },
+  });

@@ -78,6 +78,16 @@ async function fetchPonderStatus(ponderUrl: string): Promise<unknown> {
   }
 }
 
+export const INDEXER_LAG_EXAMPLE = {
+  indexedBlock: 1_204_512,
+  chainBlock: 1_204_514,
+  blocksBehind: 2,
+  secondsBehind: 4,
+  maxBlocks: 10,
+  maxSeconds: 60,
+  withinBounds: true,
+};
+
 export const IndexerLagSchema = z
   .object({
     indexedBlock: z.number().int().nullable(),
@@ -90,6 +100,7 @@ export const IndexerLagSchema = z
     reason: z.string().optional(),
   })
   .openapi("IndexerLag", {
+    example: INDEXER_LAG_EXAMPLE,
     description:
       "The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS",
   });
@@ -106,7 +117,18 @@ const ReadinessSchema = z
     database: z.enum(["ok", "unavailable"]),
     reason: z.string().optional().openapi({ description: "Why the service is not ready (absent when ready)" }),
   })
-  .openapi("Readiness");
+  .openapi("Readiness", {
+    example: {
+      ready: true,
+      indexer: {
+        viewsSchema: "chain",
+        ready: true,
+        status: { base: { id: 8453, block: { number: 1_204_512, timestamp: 1_767_225_600 } } },
+        lag: INDEXER_LAG_EXAMPLE,
+      },
+      database: "ok",
+    },
+  });
 
 /** The route of `GET /ready`; `surface` makes its operationId unique across the three documents. */
 const readyRoute = (surface: string) =>
@@ -202,7 +224,15 @@ const GenericHealthSchema = z
     uptime: z.number().openapi({ description: "Seconds since the service started" }),
     indexer: HealthIndexerSchema,
   })
-  .openapi("ServiceHealth");
+  .openapi("ServiceHealth", {
+    example: {
+      status: "ok",
+      service: "platform-api",
+      started: "2026-01-01T00:00:00.000Z",
+      uptime: 3600,
+      indexer: { lag: INDEXER_LAG_EXAMPLE },
+    },
+  });
 
 /** `surface` makes the operationId unique across the three documents. */
 const genericHealthRoute = (surface: string) =>

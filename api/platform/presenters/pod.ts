@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { toTokenNumber } from "../../../chain/units";
 import type { PodWithChain, PublicPodRow } from "../repositories/pods";
+import { EXAMPLE } from "../schemas/examples";
 
 const dateTime = z.string().openapi({ format: "date-time" });
 
@@ -24,11 +25,32 @@ export const UserPodSchema = z
     createdAt: dateTime,
     updatedAt: dateTime,
   })
-  .openapi("UserPod");
+  .openapi("UserPod", {
+    example: {
+      id: EXAMPLE.podId,
+      name: "Arctic sea ice",
+      description: "Daily sea-ice extent, 1979-today",
+      tokenId: 12,
+      privateSubnetId: EXAMPLE.subnetId,
+      url: "https://example.org/ice",
+      imageUrl: "https://example.org/ice.png",
+      thumbnailUrl: null,
+      status: "active",
+      banned: false,
+      banReason: null,
+      podValidityEpoch: 6,
+      cumulativeUpVotesVolume: 1250.5,
+      cumulativeDownVotesVolume: 40,
+      createdAt: EXAMPLE.createdAt,
+      updatedAt: EXAMPLE.updatedAt,
+    },
+  });
 
 export const PodCreatorSchema = z
   .object({ id: z.string(), username: z.string().nullable(), avatarUrl: z.string().nullable() })
-  .openapi("PodCreator");
+  .openapi("PodCreator", {
+    example: { id: EXAMPLE.userId, username: "alice", avatarUrl: "https://example.org/alice.png" },
+  });
 
 export const PublicPodSchema = z
   .object({
@@ -49,7 +71,26 @@ export const PublicPodSchema = z
     cumulativeUpVotesVolume: z.number(),
     cumulativeDownVotesVolume: z.number(),
   })
-  .openapi("PublicPod");
+  .openapi("PublicPod", {
+    example: {
+      id: EXAMPLE.podId,
+      name: "Arctic sea ice",
+      description: "Daily sea-ice extent, 1979-today",
+      tokenId: 12,
+      privateSubnetId: EXAMPLE.subnetId,
+      url: "https://example.org/ice",
+      imageUrl: "https://example.org/ice.png",
+      thumbnailUrl: null,
+      videoUrl: null,
+      pdfUrl: "https://example.org/ice-methods.pdf",
+      creator: { id: EXAMPLE.userId, username: "alice", avatarUrl: "https://example.org/alice.png" },
+      createdAt: EXAMPLE.createdAt,
+      updatedAt: EXAMPLE.updatedAt,
+      podValidityEpoch: 6,
+      cumulativeUpVotesVolume: 1250.5,
+      cumulativeDownVotesVolume: 40,
+    },
+  });
 
 export type UserPodResponse = z.infer<typeof UserPodSchema>;
 export type PublicPodResponse = z.infer<typeof PublicPodSchema>;

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { toTokenNumber } from "../../../chain/units";
 import type { SubnetWithChain } from "../repositories/subnets";
+import { EXAMPLE } from "../schemas/examples";
 
 export const SubnetSchema = z
   .object({
@@ -23,7 +24,27 @@ export const SubnetSchema = z
     onboardingVoters: z.string(),
     createdByUserId: z.string().openapi({ description: "The creating user's id (for agent-created datanets: the agent's id)" }),
   })
-  .openapi("Subnet");
+  .openapi("Subnet", {
+    example: {
+      id: EXAMPLE.subnetId,
+      subnetName: "Climate records",
+      subnetDescription: "Open climate datasets, curated by vote",
+      thumbnailUrl: "https://example.org/climate.png",
+      nativeTokenAddress: EXAMPLE.primaryToken,
+      nativeTokenSymbol: "CLIM",
+      nativeTokenDecimals: 18,
+      tokenId: 3,
+      accessFeeCORE: 25,
+      emissionsPerEpochCORE: 1000,
+      emissionsPerEpochPrimaryToken: 500,
+      status: "active",
+      upVoteVolume: 4200,
+      downVoteVolume: 150,
+      onboardingPublishers: "Publish primary sources with a stable URL",
+      onboardingVoters: "Vote for complete, well-documented series",
+      createdByUserId: EXAMPLE.userId,
+    },
+  });
 
 export type SubnetResponse = z.infer<typeof SubnetSchema>;
 

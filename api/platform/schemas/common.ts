@@ -4,6 +4,7 @@ import { badRequest } from "../../http/errors";
 import { dataEnvelope } from "../../http/openapi";
 import { PUBLIC_LIST_MAX_LIMIT, PUBLIC_LIST_MAX_PAGE } from "../config";
 import { hasNoNul, NO_NUL, TxHashSchema } from "./drafts";
+import { EXAMPLE } from "./examples";
 
 export const IDP_COOKIE_SECURITY = [{ idpCookie: [] }];
 export const IDP_COOKIE_SCHEME = {
@@ -20,7 +21,7 @@ export const PaginationSchema = z
     total: z.number().int().openapi({ description: "Items matching the query, all pages" }),
     totalPages: z.number().int(),
   })
-  .openapi("Pagination");
+  .openapi("Pagination", { example: { page: 1, limit: 10, total: 42, totalPages: 5 } });
 
 /** `page` and `limit` of the public lists: defaults 1 and 10, minimum 1, limit at most 100. */
 export const PageQuerySchema = z.object({
@@ -51,7 +52,9 @@ export function pagination(page: number, limit: number, total: number) {
 }
 
 export const SuccessSchema = dataEnvelope(z.object({ success: z.literal(true) })).openapi("Success");
-export const CreatedIdSchema = dataEnvelope(z.object({ id: z.string().openapi({ format: "uuid" }) })).openapi("CreatedId");
+export const CreatedIdSchema = dataEnvelope(
+  z.object({ id: z.string().openapi({ format: "uuid", example: EXAMPLE.podId }) }),
+).openapi("CreatedId");
 
 export const AGENT_BEARER_SECURITY = [{ agentBearer: [] }];
 export const AGENT_BEARER_SCHEME = {

@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { getAddress, isAddress } from "viem";
+import { EXAMPLE } from "./examples";
 
 /** Longest URL accepted in any URL field (not in the spec; a sane bound). */
 export const MAX_URL_LENGTH = 2048;
@@ -42,6 +43,18 @@ export const AddressSchema = z
   .transform((value) => getAddress(value).toLowerCase() as `0x${string}`)
   .openapi({ example: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" });
 
+/** The example of a pod draft body (also the agent's, with its txHash). */
+export const POD_DRAFT_EXAMPLE = {
+  subnetId: EXAMPLE.subnetId,
+  podName: "Arctic sea ice",
+  url: "https://example.org/ice",
+  platform: "web",
+  category: "climate",
+  podDescription: "Daily sea-ice extent, 1979-today",
+  agreeToTerms: true as const,
+  imageURL: "https://example.org/ice.png",
+};
+
 export const PodDraftBodySchema = z
   .object({
     subnetId: text(1, 100)
@@ -57,9 +70,23 @@ export const PodDraftBodySchema = z
     pdfURL: optionalUrl,
     videoURL: optionalUrl,
   })
-  .openapi("PodDraftBody");
+  .openapi("PodDraftBody", { example: POD_DRAFT_EXAMPLE });
 
 export type PodDraftBody = z.infer<typeof PodDraftBodySchema>;
+
+/** The example of a datanet draft body (also the agent's, with its txHash). */
+export const SUBNET_DRAFT_EXAMPLE = {
+  subnetCreatorType: "team" as const,
+  subnetName: "Climate records",
+  imageURL: "https://example.org/climate.png",
+  subnetDescription: "Open climate datasets, curated by vote",
+  onboardingPublishers: "Publish primary sources with a stable URL",
+  onboardingVoters: "Vote for complete, well-documented series",
+  subnetGoal: "Reliable climate data",
+  nativeTokenAddress: EXAMPLE.primaryToken,
+  nativeTokenSymbol: "CLIM",
+  nativeTokenDecimals: 18,
+};
 
 export const SubnetDraftBodySchema = z
   .object({
@@ -74,6 +101,6 @@ export const SubnetDraftBodySchema = z
     nativeTokenSymbol: text(1, 5),
     nativeTokenDecimals: z.number().int().min(1).max(18),
   })
-  .openapi("SubnetDraftBody");
+  .openapi("SubnetDraftBody", { example: SUBNET_DRAFT_EXAMPLE });
 
 export type SubnetDraftBody = z.infer<typeof SubnetDraftBodySchema>;

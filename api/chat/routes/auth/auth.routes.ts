@@ -6,6 +6,10 @@ export const WalletAddressSchema = z
   .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed address of 40 hex characters")
   .openapi({ example: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" });
 
+const WALLET_EXAMPLE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+const NONCE_EXAMPLE = "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed";
+const EXPIRES_AT_EXAMPLE = "2026-01-14T16:10:00.000Z";
+
 const NonceRequest = z.object({ walletAddress: WalletAddressSchema }).openapi("NonceRequest");
 
 const NonceResponse = z
@@ -14,7 +18,21 @@ const NonceResponse = z
     message: z.string().openapi({ description: "Sign this text unchanged with EIP-191 personal_sign" }),
     expiresAt: z.string().openapi({ format: "date-time" }),
   })
-  .openapi("NonceResponse");
+  .openapi("NonceResponse", {
+    example: {
+      nonce: NONCE_EXAMPLE,
+      message: [
+        "Data-Market Chat Server asks you to sign in with your wallet.",
+        "",
+        "Address: 0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        `Nonce: ${NONCE_EXAMPLE}`,
+        `Expires at: ${EXPIRES_AT_EXAMPLE}`,
+        "",
+        "Signing proves you control this address. It sends no transaction and costs nothing.",
+      ].join("\n"),
+      expiresAt: EXPIRES_AT_EXAMPLE,
+    },
+  });
 
 const VerifyRequest = z
   .object({
@@ -22,7 +40,9 @@ const VerifyRequest = z
     signature: z.string().min(1).max(20_000).openapi({ description: "Signature of `message` (EOA, ERC-1271 or ERC-6492)" }),
     nonce: z.string().min(1).max(100),
   })
-  .openapi("VerifyRequest");
+  .openapi("VerifyRequest", {
+    example: { walletAddress: WALLET_EXAMPLE, signature: `0x${"4e".repeat(64)}1b`, nonce: NONCE_EXAMPLE },
+  });
 
 const VerifyResponse = z
   .object({
@@ -30,7 +50,13 @@ const VerifyResponse = z
     walletAddress: z.string().openapi({ description: "Lower case" }),
     expiresAt: z.string().openapi({ format: "date-time" }),
   })
-  .openapi("VerifyResponse");
+  .openapi("VerifyResponse", {
+    example: {
+      token: "ExampleOnly_NotARealSessionToken_0123456789",
+      walletAddress: WALLET_EXAMPLE,
+      expiresAt: "2026-01-15T16:05:00.000Z",
+    },
+  });
 
 export const nonceRoute = createRoute({
   operationId: "issueNonce",

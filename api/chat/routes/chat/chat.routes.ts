@@ -5,6 +5,17 @@ import { CHAT_MODES } from "../../services/assistant/classifier";
 
 export const MESSAGE_MAX = 4_000;
 
+const SESSION_EXAMPLE = "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+const QUESTION_EXAMPLE = "How are a pod's emissions split between its owner and voters?";
+const ANSWER_EXAMPLE =
+  "After an epoch closes, the pod's share of its datanet's emissions is split: **50 %** to the pod owner, " +
+  "the rest to its up-voters in proportion to their votes.";
+const SOURCE_EXAMPLE = {
+  source: "docs/chat-server.md",
+  title: "Chat server (agent API)",
+  section: "Emissions (`GET /pods/{podId}/emissions`, `POST /pods/{podId}/emissions/claim`)",
+};
+
 const ChatRequest = z
   .object({
     message: z
@@ -16,7 +27,7 @@ const ChatRequest = z
       .openapi({ description: "At most 4000 characters" }),
     sessionId: z.guid().optional().openapi({ description: "Continue this session; omit to start a new one" }),
   })
-  .openapi("ChatRequest");
+  .openapi("ChatRequest", { example: { message: QUESTION_EXAMPLE } });
 
 const Source = z
   .object({
@@ -24,7 +35,7 @@ const Source = z
     title: z.string(),
     section: z.string(),
   })
-  .openapi("ChatSource");
+  .openapi("ChatSource", { example: SOURCE_EXAMPLE });
 
 const ChatResponse = z
   .object({
@@ -33,7 +44,9 @@ const ChatResponse = z
     sources: z.array(Source),
     mode: z.enum(CHAT_MODES),
   })
-  .openapi("ChatResponse");
+  .openapi("ChatResponse", {
+    example: { sessionId: SESSION_EXAMPLE, response: ANSWER_EXAMPLE, sources: [SOURCE_EXAMPLE], mode: "rag" },
+  });
 
 const History = z
   .object({
@@ -48,7 +61,17 @@ const History = z
     createdAt: z.string().openapi({ format: "date-time" }),
     updatedAt: z.string().openapi({ format: "date-time", description: "Time of the last message" }),
   })
-  .openapi("ChatHistory");
+  .openapi("ChatHistory", {
+    example: {
+      sessionId: SESSION_EXAMPLE,
+      messages: [
+        { role: "user", content: QUESTION_EXAMPLE, timestamp: "2026-01-14T16:05:00.000Z" },
+        { role: "assistant", content: ANSWER_EXAMPLE, timestamp: "2026-01-14T16:05:02.000Z" },
+      ],
+      createdAt: "2026-01-14T16:05:00.000Z",
+      updatedAt: "2026-01-14T16:05:02.000Z",
+    },
+  });
 
 const security = [{ walletSession: [] }];
 

@@ -28,7 +28,9 @@ const EpochEntry = z
       .optional()
       .openapi({ description: "The datanet's primary token, exact decimal string; present when non-zero" }),
   })
-  .openapi("EmissionEpoch");
+  .openapi("EmissionEpoch", {
+    example: { epoch: 4, amount: "41.666666666666666666", claimed: false, amountPrimaryToken: "20.833333333333333333" },
+  });
 
 const EmissionsResponse = z
   .object({
@@ -39,7 +41,19 @@ const EmissionsResponse = z
     moreEpochsAvailable: z.boolean(),
     totalClaimablePrimaryToken: z.string().optional(),
   })
-  .openapi("PodEmissions");
+  .openapi("PodEmissions", {
+    example: {
+      podId: 12,
+      currentEpoch: 6,
+      totalClaimable: "83.333333333333333332",
+      epochs: [
+        { epoch: 4, amount: "41.666666666666666666", claimed: false, amountPrimaryToken: "20.833333333333333333" },
+        { epoch: 5, amount: "41.666666666666666666", claimed: false, amountPrimaryToken: "20.833333333333333333" },
+      ],
+      moreEpochsAvailable: false,
+      totalClaimablePrimaryToken: "41.666666666666666666",
+    },
+  });
 
 const ClaimResponse = z
   .object({
@@ -50,7 +64,16 @@ const ClaimResponse = z
     moreEpochsAvailable: z.boolean(),
     totalClaimedPrimaryToken: z.string().optional(),
   })
-  .openapi("PodEmissionsClaim");
+  .openapi("PodEmissionsClaim", {
+    example: {
+      podId: 12,
+      claimed: true,
+      totalClaimed: "83.333333333333333332",
+      txHashes: [`0x${"e1".repeat(32)}`, `0x${"e2".repeat(32)}`],
+      moreEpochsAvailable: false,
+      totalClaimedPrimaryToken: "41.666666666666666666",
+    },
+  });
 
 const security = [{ walletSession: [] }];
 

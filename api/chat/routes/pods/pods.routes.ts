@@ -4,6 +4,8 @@ import { walletAuth } from "../../middleware";
 import { errorResponse, jsonContent } from "../../../http/openapi";
 import { TITLE_MAX } from "../../services/post-metadata";
 
+const MINT_TX_EXAMPLE = `0x${"cd".repeat(32)}`;
+
 export const MintRequest = z
   .object({
     tweetUrl: z.string().max(4_000).openapi({
@@ -24,7 +26,13 @@ export const MintRequest = z
       .openapi({ description: "At most 80 characters; generated when omitted" }),
     skipSlopCheck: z.boolean().optional().openapi({ description: "Default false; true skips the quality check" }),
   })
-  .openapi("MintRequest");
+  .openapi("MintRequest", {
+    example: {
+      tweetUrl: "https://x.com/alice/status/1790000000000000000",
+      subnetHint: "Climate records",
+      title: "Arctic sea ice hits a record low for January",
+    },
+  });
 
 const MintResponse = z
   .object({
@@ -37,7 +45,18 @@ const MintResponse = z
     category: z.string(),
     subnetId: z.string().openapi({ description: "The datanet the pod was published into" }),
   })
-  .openapi("MintResponse");
+  .openapi("MintResponse", {
+    example: {
+      success: true,
+      txHash: MINT_TX_EXAMPLE,
+      podId: "12",
+      title: "Arctic sea ice hits a record low for January",
+      description: "Daily sea-ice extent data show the lowest January value since records began in 1979.",
+      explorerUrl: `https://basescan.org/tx/${MINT_TX_EXAMPLE}`,
+      category: "climate",
+      subnetId: "3",
+    },
+  });
 
 const PodEntry = z
   .object({
@@ -48,9 +67,20 @@ const PodEntry = z
     totalEmissions: z.number().openapi({ description: "CORE paid so far by the pod's owner claims, whole tokens" }),
     explorerUrl: z.string(),
   })
-  .openapi("ChatPodEntry");
+  .openapi("ChatPodEntry", {
+    example: {
+      podId: 12,
+      subnetId: "3",
+      mintTxHash: MINT_TX_EXAMPLE,
+      createdAt: "2026-01-12T09:30:00.000Z",
+      totalEmissions: 87.5,
+      explorerUrl: `https://basescan.org/tx/${MINT_TX_EXAMPLE}`,
+    },
+  });
 
-const PodList = z.object({ pods: z.array(PodEntry), count: z.number().int() }).openapi("ChatPodList");
+const PodList = z
+  .object({ pods: z.array(PodEntry), count: z.number().int().openapi({ example: 1 }) })
+  .openapi("ChatPodList");
 
 const security = [{ walletSession: [] }];
 

@@ -1,8 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, jsonContent } from "../../../http/openapi";
 
+const KEY_EXAMPLE = "att_0123456789abcdef0123456789abcdef";
+
 const KeyParams = z.object({
-  key: z.string().openapi({ param: { name: "key", in: "path" }, example: "att_0123456789abcdef0123456789abcdef" }),
+  key: z.string().openapi({ param: { name: "key", in: "path" }, example: KEY_EXAMPLE }),
+});
+
+/** The file's bytes as sent (PNG, JPEG, WebP or PDF); the example is the start of a PDF. */
+const AttachmentBytes = z.string().openapi({
+  format: "binary",
+  example: "%PDF-1.7\n%âãÏÓ\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n…",
 });
 
 const SignedQuery = z.object({
@@ -23,10 +31,13 @@ export const localUploadRoute = createRoute({
   request: {
     params: KeyParams,
     query: SignedQuery,
-    body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+    body: { content: { "application/octet-stream": { schema: AttachmentBytes } } },
   },
   responses: {
-    200: jsonContent(z.object({ key: z.string(), size: z.number().int() }), "Stored"),
+    200: jsonContent(
+      z.object({ key: z.string(), size: z.number().int() }).openapi({ example: { key: KEY_EXAMPLE, size: 48_213 } }),
+      "Stored",
+    ),
     403: errorResponse("Invalid or expired signature"),
     405: errorResponse("Any method but PUT"),
     413: errorResponse("Larger than 2 MB"),
@@ -47,7 +58,7 @@ export const localDownloadRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: "The attachment bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+    200: { description: "The attachment bytes", content: { "application/octet-stream": { schema: AttachmentBytes } } },
     403: errorResponse("Invalid or expired signature"),
     404: errorResponse("No such attachment"),
   },

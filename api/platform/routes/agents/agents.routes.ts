@@ -4,7 +4,16 @@ import { chainReady } from "../../../http/middleware";
 import { agentAuth } from "../../middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { AGENT_BEARER_SECURITY, AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
-import { AddressSchema, OptionalHttpUrlSchema, PodDraftBodySchema, SubnetDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
+import {
+  AddressSchema,
+  OptionalHttpUrlSchema,
+  POD_DRAFT_EXAMPLE,
+  PodDraftBodySchema,
+  SUBNET_DRAFT_EXAMPLE,
+  SubnetDraftBodySchema,
+  TxHashSchema,
+} from "../../schemas/drafts";
+import { EXAMPLE } from "../../schemas/examples";
 
 const tags = ["Agents"];
 
@@ -170,7 +179,9 @@ export const UpdateAgentBodySchema = z
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), "Body must contain at least one field")
   .transform(withOrchestratorAlias)
-  .openapi("UpdateAgentBody");
+  .openapi("UpdateAgentBody", {
+    example: { description: "Finds open climate and ocean datasets", isOrchestrator: true },
+  });
 
 export const SubnetSummarySchema = z
   .object({
@@ -179,15 +190,22 @@ export const SubnetSummarySchema = z
     description: z.string(),
     tokenId: z.string().openapi({ description: "On-chain token id, as a string" }),
   })
-  .openapi("SubnetSummary");
+  .openapi("SubnetSummary", {
+    example: {
+      id: EXAMPLE.subnetId,
+      name: "Climate records",
+      description: "Open climate datasets, curated by vote",
+      tokenId: "3",
+    },
+  });
 
 export const AgentSubnetBodySchema = SubnetDraftBodySchema.extend({
   txHash: TxHashSchema.openapi({ description: "The publishSubnet transaction, sent by the agent's bound wallet" }),
-}).openapi("AgentSubnetBody");
+}).openapi("AgentSubnetBody", { example: { ...SUBNET_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
 export const AgentPodBodySchema = PodDraftBodySchema.extend({
   txHash: TxHashSchema.openapi({ description: "The mint transaction, sent by the agent's bound wallet (pod minted to it)" }),
-}).openapi("AgentPodBody");
+}).openapi("AgentPodBody", { example: { ...POD_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 
@@ -244,7 +262,7 @@ export const updateAgentRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: AgentParamsSchema, body: json(UpdateAgentBodySchema) },
   responses: {
-    200: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Updated"),
+    200: jsonContent(dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.agentId }) })), "Updated"),
     400: errorResponse("Invalid body"),
     ...agentErrors,
   },
@@ -273,7 +291,10 @@ export const createAgentSubnetRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: AgentParamsSchema, body: json(AgentSubnetBodySchema) },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ subnetId: z.string() })), "Datanet recorded"),
+    201: jsonContent(
+      dataEnvelope(z.object({ subnetId: z.string().openapi({ example: EXAMPLE.subnetId }) })),
+      "Datanet recorded",
+    ),
     400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the publication"),
     ...agentErrors,
     503: errorResponse("Chain unavailable"),
@@ -290,7 +311,7 @@ export const createAgentPodRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: AgentParamsSchema, body: json(AgentPodBodySchema) },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ podId: z.string() })), "Pod recorded"),
+    201: jsonContent(dataEnvelope(z.object({ podId: z.string().openapi({ example: EXAMPLE.podId }) })), "Pod recorded"),
     400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the mint"),
     ...agentErrors,
     503: errorResponse("Chain unavailable"),
@@ -307,7 +328,7 @@ export const archiveAgentPodRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: AgentPodParamsSchema },
   responses: {
-    200: jsonContent(dataEnvelope(z.object({ podId: z.string() })), "Archived"),
+    200: jsonContent(dataEnvelope(z.object({ podId: z.string().openapi({ example: EXAMPLE.podId }) })), "Archived"),
     ...agentErrors,
     404: errorResponse("No such pod of this agent"),
   },
@@ -323,7 +344,10 @@ export const agentVoteRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: AgentPodParamsSchema, body: json(TxHashBodySchema) },
   responses: {
-    200: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Vote recorded; `id` is the public vote id"),
+    200: jsonContent(
+      dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.voteId }) })),
+      "Vote recorded; `id` is the public vote id",
+    ),
     400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove a vote of the agent's wallet on this pod"),
     ...agentErrors,
     404: errorResponse("Pod not found"),

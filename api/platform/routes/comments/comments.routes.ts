@@ -5,6 +5,9 @@ import { userAuth } from "../../middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { IDP_COOKIE_SECURITY } from "../../schemas/common";
 import { PodIdParamsSchema } from "../../schemas/engagement";
+import { EXAMPLE } from "../../schemas/examples";
+
+const COMMENT_ID_EXAMPLE = "5a1e7c3b-9d2f-4b6a-8e0c-1f2a3b4c5d6e";
 
 export const COMMENT_MAX_LENGTH = 2_000;
 
@@ -16,14 +19,22 @@ export const CommentSchema = z
     userName: z.string().openapi({ description: "The author's username, else their wallet address, else 'Anonymous'" }),
     thumbnailURL: z.string().nullable().openapi({ description: "The author's avatar" }),
   })
-  .openapi("Comment");
+  .openapi("Comment", {
+    example: {
+      id: COMMENT_ID_EXAMPLE,
+      comment: "Useful for the 2026 report",
+      createdAt: EXAMPLE.updatedAt,
+      userName: "alice",
+      thumbnailURL: "https://example.org/alice.png",
+    },
+  });
 
 export const CreateCommentBodySchema = z
   .object({
     podId: z.string().min(1).max(100).openapi({ description: "Must equal the path's podId" }),
     comment: z.string().trim().min(1).max(COMMENT_MAX_LENGTH),
   })
-  .openapi("CreateCommentBody");
+  .openapi("CreateCommentBody", { example: { podId: EXAMPLE.podId, comment: "Useful for the 2026 report" } });
 
 export const listCommentsRoute = createRoute({
   operationId: "listComments",
@@ -55,7 +66,10 @@ export const createCommentRoute = createRoute({
     body: { content: { "application/json": { schema: CreateCommentBodySchema } }, required: true },
   },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Comment stored"),
+    201: jsonContent(
+      dataEnvelope(z.object({ id: z.string().openapi({ example: COMMENT_ID_EXAMPLE }) })),
+      "Comment stored",
+    ),
     400: errorResponse("Invalid body, or podId differs from the path"),
     401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),

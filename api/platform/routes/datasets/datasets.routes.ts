@@ -6,6 +6,7 @@ import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi"
 import { PublicPodSchema } from "../../presenters/pod";
 import { SubnetIdParamsSchema } from "../../schemas/engagement";
 import { AGENT_BEARER_SECURITY, AgentParamsSchema } from "../../schemas/common";
+import { EXAMPLE } from "../../schemas/examples";
 
 const dateTime = z.string().openapi({ format: "date-time" });
 
@@ -24,7 +25,22 @@ export const DatasetVoteSchema = z
     txHash: z.string(),
     createdAt: dateTime,
   })
-  .openapi("DatasetVote");
+  .openapi("DatasetVote", {
+    example: {
+      id: EXAMPLE.voteId,
+      podId: EXAMPLE.podId,
+      tokenId: 12,
+      subnetTokenId: 3,
+      voter: EXAMPLE.wallet,
+      userId: EXAMPLE.userId,
+      epoch: 4,
+      votes: 120.5,
+      votingPower: 1500,
+      upVote: true,
+      txHash: EXAMPLE.txHash,
+      createdAt: EXAMPLE.updatedAt,
+    },
+  });
 
 export const DatasetFeedbackSchema = z
   .object({
@@ -40,7 +56,21 @@ export const DatasetFeedbackSchema = z
     feedback: z.string(),
     createdAt: dateTime,
   })
-  .openapi("DatasetFeedback");
+  .openapi("DatasetFeedback", {
+    example: {
+      id: "c4d5e6f7-0a1b-4c2d-9e3f-4a5b6c7d8e9f",
+      podId: EXAMPLE.podId,
+      tokenId: 12,
+      userId: EXAMPLE.userId,
+      voter: EXAMPLE.wallet,
+      epoch: 4,
+      upVote: true,
+      votes: 120.5,
+      votingPower: 1500,
+      feedback: "Complete series with clear sources; the 2012 gap is documented",
+      createdAt: EXAMPLE.updatedAt,
+    },
+  });
 
 export const DatasetEvofSchema = z
   .object({
@@ -52,7 +82,9 @@ export const DatasetEvofSchema = z
     w: z.number().openapi({ description: "ln(N) × Σ(√VPᵢ · votesᵢ) / V; 0 when N ≤ 1 or V = 0" }),
     evof: z.number().openapi({ description: "W²" }),
   })
-  .openapi("DatasetEvof");
+  .openapi("DatasetEvof", {
+    example: { podId: EXAMPLE.podId, tokenId: 12, epoch: 4, voterCount: 3, totalVotes: 361.5, w: 42.17, evof: 1778.31 },
+  });
 
 export const DatasetSchema = z
   .object({

@@ -4,6 +4,7 @@ import { userAuth } from "../../middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { IDP_COOKIE_SECURITY } from "../../schemas/common";
 import { EpochSchema, FeedbackPodParamsSchema } from "../../schemas/engagement";
+import { EXAMPLE } from "../../schemas/examples";
 
 export const FEEDBACK_MAX_LENGTH = 5_000;
 
@@ -23,7 +24,17 @@ export const FeedbackBodySchema = z
       description: "Whole tokens; must equal the wallet's votes on the pod in the epoch in that direction exactly",
     }),
   })
-  .openapi("FeedbackBody");
+  .openapi("FeedbackBody", {
+    example: {
+      podId: EXAMPLE.podId,
+      feedback: "Complete series with clear sources; the 2012 gap is documented",
+      epoch: 4,
+      votingPower: 1500,
+      upVote: true,
+      privateSubnetId: EXAMPLE.subnetId,
+      votes: 120.5,
+    },
+  });
 
 export const createFeedbackRoute = createRoute({
   operationId: "createFeedback",
@@ -38,7 +49,10 @@ export const createFeedbackRoute = createRoute({
     body: { content: { "application/json": { schema: FeedbackBodySchema } }, required: true },
   },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Feedback stored"),
+    201: jsonContent(
+      dataEnvelope(z.object({ id: z.string().openapi({ example: "c4d5e6f7-0a1b-4c2d-9e3f-4a5b6c7d8e9f" }) })),
+      "Feedback stored",
+    ),
     400: errorResponse("Invalid body, no wallet, or no matching vote of the caller's wallet"),
     401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),

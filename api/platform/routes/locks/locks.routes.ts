@@ -12,7 +12,7 @@ export const LockSchema = z
     tokenId: z.string().openapi({ description: "The veCORE lock NFT token id" }),
     amount: z.string().openapi({ description: "Locked CORE, raw integer string in the smallest unit", example: "1200000000000000000000" }),
   })
-  .openapi("Lock");
+  .openapi("Lock", { example: { id: "7", tokenId: "7", amount: "1200000000000000000000" } });
 
 export const listLocksRoute = createRoute({
   operationId: "listLocks",

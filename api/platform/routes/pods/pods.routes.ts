@@ -7,6 +7,7 @@ import { commonErrors, dataEnvelope, errorResponse, jsonContent } from "../../..
 import { PublicPodSchema, UserPodSchema } from "../../presenters/pod";
 import { hasNoNul, NO_NUL, PodDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
 import { CreatedIdSchema, IDP_COOKIE_SECURITY, PageQuerySchema, PaginationSchema, SuccessSchema } from "../../schemas/common";
+import { EXAMPLE } from "../../schemas/examples";
 
 const tags = ["Pods"];
 
@@ -70,7 +71,7 @@ export const getMyPodRoute = createRoute({
 
 const PodTxBodySchema = z
   .object({ podId: z.string().openapi({ description: "Must equal the path id" }), txHash: TxHashSchema })
-  .openapi("PodTxBody");
+  .openapi("PodTxBody", { example: { podId: EXAMPLE.podId, txHash: EXAMPLE.txHash } });
 
 export const mintPodRoute = createRoute({
   operationId: "mintPod",

@@ -4,6 +4,7 @@ import { userAuth } from "../../middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { IDP_COOKIE_SECURITY } from "../../schemas/common";
 import { TxHashSchema } from "../../schemas/drafts";
+import { EXAMPLE } from "../../schemas/examples";
 
 export const BoostBodySchema = z
   .object({
@@ -15,7 +16,7 @@ export const BoostBodySchema = z
     subnetId: z.string().min(1).max(100).openapi({ description: "The datanet's id (uuid) or its on-chain tokenId" }),
     txHash: TxHashSchema,
   })
-  .openapi("BoostBody");
+  .openapi("BoostBody", { example: { amount: "250.5", subnetId: EXAMPLE.subnetId, txHash: EXAMPLE.txHash } });
 
 export const boostRoute = createRoute({
   operationId: "boost",
@@ -27,7 +28,10 @@ export const boostRoute = createRoute({
   security: IDP_COOKIE_SECURITY,
   request: { body: { content: { "application/json": { schema: BoostBodySchema } }, required: true } },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Stake recorded"),
+    201: jsonContent(
+      dataEnvelope(z.object({ id: z.string().openapi({ example: "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b" }) })),
+      "Stake recorded",
+    ),
     400: errorResponse("Invalid body, no wallet, or a txHash that does not prove this stake"),
     401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Datanet not found"),

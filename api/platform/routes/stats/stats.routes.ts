@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { chainReady } from "../../../http/middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { EXAMPLE } from "../../schemas/examples";
 
 const tags = ["Stats"];
 const dateTime = z.string().openapi({ format: "date-time" });
@@ -32,7 +33,26 @@ export const NetworkStatsSchema = z
     averageLockedPerUser: z.number().openapi({ description: "totalCoreLocked / distinct wallets holding an open lock" }),
     activeSubnetIds: z.array(z.object({ id: z.string() })),
   })
-  .openapi("NetworkStats");
+  .openapi("NetworkStats", {
+    example: {
+      totalPods: 128,
+      totalActiveSubnets: 6,
+      totalSubnetFees: 5400,
+      totalSubnetFeesBurnt: 1620,
+      totalSubnetFeesAccumulatedToPerformancePool: 2160,
+      totalSubnetFeesLocked: 1620,
+      epochLengthSeconds: 172800,
+      governanceLocked: 250000,
+      communityLocked: 1150000,
+      lastUpdatedAt: "2026-01-14T16:05:00.000Z",
+      corePriceUSD: 0.42,
+      totalCoreLocked: 1400000,
+      totalUsers: 310,
+      totalLocks: 402,
+      averageLockedPerUser: 4516.13,
+      activeSubnetIds: [{ id: EXAMPLE.subnetId }],
+    },
+  });
 
 export const SubnetStatsSchema = z
   .object({
@@ -54,7 +74,27 @@ export const SubnetStatsSchema = z
     accessFeeCORE: z.number(),
     estimatedTotalAccessFeeCollectedUSD: z.number(),
   })
-  .openapi("SubnetStats");
+  .openapi("SubnetStats", {
+    example: {
+      id: EXAMPLE.subnetId,
+      tokenId: 3,
+      subnetName: "Climate records",
+      subnetDescription: "Open climate datasets, curated by vote",
+      cumulativeUpVotes: 4200,
+      cumulativeDownVotes: 150,
+      createdAt: "2026-01-10T08:00:00.000Z",
+      emissionsPerEpochCORE: 1000,
+      emissionsPerEpochPrimaryToken: 500,
+      primaryTokenSymbol: "CLIM",
+      activePodCount: 18,
+      userAccessCount: 7,
+      coreSeedsBySubnetOwnerAmount: 5000,
+      publishingFeeCORE: 10,
+      estimatedTotalPublishingFeeCollectedUSD: 84,
+      accessFeeCORE: 25,
+      estimatedTotalAccessFeeCollectedUSD: 73.5,
+    },
+  });
 
 const statsResponses = {
   200: jsonContent(dataEnvelope(NetworkStatsSchema), "Network statistics"),

@@ -6,6 +6,7 @@ import { commonErrors, dataEnvelope, errorResponse, jsonContent } from "../../..
 import { SubnetSchema } from "../../presenters/subnet";
 import { CreatedIdSchema, IDP_COOKIE_SECURITY, PageQuerySchema, PaginationSchema, SuccessSchema } from "../../schemas/common";
 import { SubnetDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
+import { EXAMPLE } from "../../schemas/examples";
 import { SUBNET_SETTERS, type SubnetSetter } from "../../services/subnet-drafts";
 
 const tags = ["Datanets"];
@@ -69,7 +70,7 @@ export const getMySubnetRoute = createRoute({
 
 const PublishBodySchema = z
   .object({ subnetId: z.string().openapi({ description: "Must equal the path id" }), txHash: TxHashSchema })
-  .openapi("PublishSubnetBody");
+  .openapi("PublishSubnetBody", { example: { subnetId: EXAMPLE.subnetId, txHash: EXAMPLE.txHash } });
 
 export const publishSubnetRoute = createRoute({
   operationId: "publishSubnet",
@@ -134,7 +135,7 @@ export function setterBodySchema(setter: SubnetSetter) {
         .openapi({ description: `Whole tokens; must equal the ${param} value of the transaction's event exactly` }),
       txHash: TxHashSchema,
     })
-    .openapi(`Set${param}Body`);
+    .openapi(`Set${param}Body`, { example: { subnetId: EXAMPLE.subnetId, [field]: 25, txHash: EXAMPLE.txHash } });
 }
 
 /** The route of a setter at `path`; `alias` numbers the hidden alias paths (unique operationIds). */

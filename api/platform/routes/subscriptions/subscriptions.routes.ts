@@ -20,7 +20,19 @@ export const SubscriptionPackageSchema = z
       chainId: z.number().int(),
     }),
   })
-  .openapi("SubscriptionPackage");
+  .openapi("SubscriptionPackage", {
+    example: {
+      id: "monthly",
+      subscriptionDays: 30,
+      paymentDetails: {
+        amount: 25,
+        receiverAddress: "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
+        currencyAddress: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+        currencyDecimals: 18,
+        chainId: 8453,
+      },
+    },
+  });
 
 export const SubscriptionOrderSchema = z
   .object({
@@ -29,7 +41,14 @@ export const SubscriptionOrderSchema = z
     status: z.enum(["CREATED", "VERIFIED"]),
     expiresAt: z.string().nullable().openapi({ format: "date-time", description: "null while CREATED" }),
   })
-  .openapi("SubscriptionOrder");
+  .openapi("SubscriptionOrder", {
+    example: {
+      id: "8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b",
+      package: { id: "monthly", subscriptionDays: 30 },
+      status: "VERIFIED",
+      expiresAt: "2026-02-13T16:05:00.000Z",
+    },
+  });
 
 const AgentSubnetParams = AgentParamsSchema.extend(SubnetIdParamsSchema.shape);
 const OrderParams = AgentSubnetParams.extend({
@@ -69,7 +88,10 @@ export const createOrderRoute = createRoute({
   security: AGENT_BEARER_SECURITY,
   request: { params: OrderParams, body: { content: { "application/json": { schema: TxHashBodySchema } }, required: true } },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ orderId: z.string() })), "Order recorded (CREATED or VERIFIED)"),
+    201: jsonContent(
+      dataEnvelope(z.object({ orderId: z.string().openapi({ example: "8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b" }) })),
+      "Order recorded (CREATED or VERIFIED)",
+    ),
     400: errorResponse("Invalid body, or a txHash that does not prove the payment"),
     ...agentErrors,
     404: errorResponse("Datanet or package not found"),

@@ -6,6 +6,7 @@ import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi"
 import { IDP_COOKIE_SECURITY } from "../../schemas/common";
 import { EpochSchema, PodIdParamsSchema, TokenAmountSchema } from "../../schemas/engagement";
 import { TxHashSchema } from "../../schemas/drafts";
+import { EXAMPLE } from "../../schemas/examples";
 
 export const PublicPodVoteSchema = z
   .object({
@@ -19,7 +20,17 @@ export const PublicPodVoteSchema = z
     epoch: z.number().int(),
     upVote: z.boolean(),
   })
-  .openapi("PublicPodVote");
+  .openapi("PublicPodVote", {
+    example: {
+      id: EXAMPLE.voteId,
+      userId: EXAMPLE.userId,
+      votes: 120.5,
+      createdAt: EXAMPLE.updatedAt,
+      voter: EXAMPLE.wallet,
+      epoch: 4,
+      upVote: true,
+    },
+  });
 
 export const ReportVoteBodySchema = z
   .object({
@@ -29,7 +40,9 @@ export const ReportVoteBodySchema = z
     upVote: z.boolean(),
     txHash: TxHashSchema,
   })
-  .openapi("ReportVoteBody");
+  .openapi("ReportVoteBody", {
+    example: { podId: EXAMPLE.podId, epoch: 4, votes: 120.5, upVote: true, txHash: EXAMPLE.txHash },
+  });
 
 export const publicPodVotesRoute = createRoute({
   operationId: "publicPodVotes",
@@ -60,7 +73,10 @@ export const reportVoteRoute = createRoute({
     body: { content: { "application/json": { schema: ReportVoteBodySchema } }, required: true },
   },
   responses: {
-    200: jsonContent(dataEnvelope(z.object({ id: z.string() })), "Vote recorded; `id` is the public vote id"),
+    200: jsonContent(
+      dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.voteId }) })),
+      "Vote recorded; `id` is the public vote id",
+    ),
     400: errorResponse("Invalid body, no wallet, or a txHash that does not prove this vote"),
     401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),
