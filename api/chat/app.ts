@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiDeps } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
+import { isDocsPath, mountDocs } from "../http/docs";
 import { provideContext } from "../http/middleware";
 import { observeServerWallet } from "../http/metrics";
 import { jsonContent, mountOpenApi } from "../http/openapi";
@@ -89,7 +90,7 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
   const ipAndIdentityLimit = rateLimit(limiter, {
     trustProxy: apiConfig.trustProxy,
-    skip: (c) => PROBE_PATHS.has(c.req.path),
+    skip: (c) => PROBE_PATHS.has(c.req.path) || isDocsPath(c.req.path),
   });
 
   const config = options.config ?? loadChatConfig();
@@ -136,5 +137,6 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   registerReadiness(app, { surface: "Chat", pool, viewsSchema: apiConfig.ponderViewsSchema, ponderUrl: apiConfig.ponderUrl });
   for (const router of [authRouter, podsRouter, emissionsRouter, chatRouter]) app.route("/", router);
   mountOpenApi(app, { title: "Data-Market Chat Server", version: "1.0.0" });
+  mountDocs(app, { title: "Data-Market Chat Server" });
   return app;
 }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { createLogger as createProcessLogger } from "../../ops/logger";
 import type { LogFormat, LogLevel } from "../env";
+import { isDocsAssetPath } from "./docs";
 import type { AppEnv } from "./types";
 
 /**
@@ -32,6 +33,8 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
     };
     // 503 is a deliberate answer (not ready, dependency down), not a fault of ours.
     if (status >= 500 && status !== 503) requestLog.error(line, "request");
+    // the docs page's static assets (several per page view) only at debug level
+    else if (isDocsAssetPath(line.path) && status < 400) requestLog.debug(line, "request");
     else requestLog.info(line, "request");
   };
 }

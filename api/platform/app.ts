@@ -1,4 +1,5 @@
 import { createApp } from "../http/create-app";
+import { mountDocs } from "../http/docs";
 import { provideContext } from "../http/middleware";
 import { mountOpenApi } from "../http/openapi";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
@@ -61,5 +62,6 @@ export function createPlatformApp(deps: PlatformDeps) {
   // Resolve the stats keys now, so that a key generated for the local setup is announced at start.
   ctx.platform.statsApiKeys();
   mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
+  mountDocs(app, { title: "Data-Market Platform API" });
   return app;
 }

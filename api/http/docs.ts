@@ -1,0 +1,152 @@
+/**
+ * The interactive API reference of a surface: `GET /docs`, Swagger UI (the pinned `swagger-ui-dist`
+ * package) reading the surface's own `/openapi.json`. Every asset is served by this process from the
+ * npm package, never from a CDN, so the page works on a machine without internet; its
+ * Content-Security-Policy tells the browser to load nothing from anywhere else.
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "./types";
+
+const require = createRequire(import.meta.url);
+const DIST_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));
+const SWAGGER_UI_VERSION = (require("swagger-ui-dist/package.json") as { version: string }).version;
+
+export const DOCS_PATH = "/docs";
+/** Other names people try for the reference; each redirects to DOCS_PATH. */
+const DOCS_ALIASES = ["/docs/", "/reference", "/swagger"];
+/** The package version is part of the asset URLs, so a browser may keep them for a year. */
+const ASSET_BASE = `${DOCS_PATH}/assets/${SWAGGER_UI_VERSION}`;
+const ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable";
+
+/** Starts Swagger UI on the page's element, with this origin's OpenAPI document; no validator badge (it calls out). */
+const INITIALIZER = `window.addEventListener("load", function () {
+  window.ui = SwaggerUIBundle({
+    url: "/openapi.json",
+    dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: "BaseLayout",
+    deepLinking: true,
+    displayOperationId: true,
+    displayRequestDuration: true,
+    filter: true,
+    validatorUrl: null,
+  });
+});
+`;
+
+interface Asset {
+  contentType: string;
+  /** A file of swagger-ui-dist, or the asset's own text. */
+  source: { file: string } | { text: string };
+}
+
+const ASSETS: Record<string, Asset> = {
+  "swagger-ui.css": { contentType: "text/css; charset=utf-8", source: { file: "swagger-ui.css" } },
+  "index.css": { contentType: "text/css; charset=utf-8", source: { file: "index.css" } },
+  "swagger-ui-bundle.js": { contentType: "text/javascript; charset=utf-8", source: { file: "swagger-ui-bundle.js" } },
+  "favicon-32x32.png": { contentType: "image/png", source: { file: "favicon-32x32.png" } },
+  "favicon-16x16.png": { contentType: "image/png", source: { file: "favicon-16x16.png" } },
+  "initializer.js": { contentType: "text/javascript; charset=utf-8", source: { text: INITIALIZER } },
+};
+
+/** Read (and gzipped) once per process, on first use; every surface shares them. */
+const loaded = new Map<string, Promise<LoadedAsset>>();
+
+interface LoadedAsset {
+  raw: Uint8Array<ArrayBuffer>;
+  gzip: Uint8Array<ArrayBuffer>;
+}
+
+function load(name: string, asset: Asset): Promise<LoadedAsset> {
+  let entry = loaded.get(name);
+  if (!entry) {
+    const read =
+      "file" in asset.source
+        ? readFile(path.join(DIST_DIR, asset.source.file))
+        : Promise.resolve(Buffer.from(asset.source.text));
+    entry = read.then((raw) => ({ raw: new Uint8Array(raw), gzip: new Uint8Array(gzipSync(raw)) }));
+    entry.catch(() => loaded.delete(name));
+    loaded.set(name, entry);
+  }
+  return entry;
+}
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // Swagger UI sets style attributes from script
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  // "Try it out" calls this same origin
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+function page(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>${escapeHtml(title)} · API reference</title>
+    <link rel="stylesheet" href="${ASSET_BASE}/swagger-ui.css">
+    <link rel="stylesheet" href="${ASSET_BASE}/index.css">
+    <link rel="icon" type="image/png" href="${ASSET_BASE}/favicon-32x32.png" sizes="32x32">
+    <link rel="icon" type="image/png" href="${ASSET_BASE}/favicon-16x16.png" sizes="16x16">
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${ASSET_BASE}/swagger-ui-bundle.js"></script>
+    <script src="${ASSET_BASE}/initializer.js"></script>
+  </body>
+</html>
+`;
+}
+
+/** The reference page, its assets and its aliases: excluded from rate limits (see the chat server's). */
+export function isDocsPath(requestPath: string): boolean {
+  return requestPath === DOCS_PATH || requestPath.startsWith(`${DOCS_PATH}/`) || DOCS_ALIASES.includes(requestPath);
+}
+
+/** The page's static assets, logged at debug level only (one page view fetches several). */
+export function isDocsAssetPath(requestPath: string): boolean {
+  return requestPath.startsWith(`${DOCS_PATH}/assets/`);
+}
+
+/**
+ * Serves the surface's API reference at `GET /docs` (also reached from `/docs/`, `/reference` and
+ * `/swagger`), built in the browser from the surface's `/openapi.json` (see `mountOpenApi`).
+ * Unknown paths below `/docs` fall through to the app's flat 404.
+ */
+export function mountDocs<E extends AppEnv>(app: OpenAPIHono<E>, { title }: { title: string }): void {
+  const html = page(title);
+  app.get(DOCS_PATH, (c) => {
+    c.header("Cache-Control", "no-cache");
+    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.html(html);
+  });
+  for (const alias of DOCS_ALIASES) app.get(alias, (c) => c.redirect(DOCS_PATH, 302));
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    app.get(`${ASSET_BASE}/${name}`, async (c: Context) => {
+      const { raw, gzip } = await load(name, asset);
+      const gzipped = asset.contentType.startsWith("text/") && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+      c.header("Content-Type", asset.contentType);
+      c.header("Cache-Control", ASSET_CACHE_CONTROL);
+      c.header("X-Content-Type-Options", "nosniff");
+      c.header("Vary", "Accept-Encoding");
+      if (gzipped) c.header("Content-Encoding", "gzip");
+      return c.body(gzipped ? gzip : raw);
+    });
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The API reference of each surface (/docs) in a real browser: headless Chromium (Debian's
+ * `chromium` package, or the binary CHROMIUM_PATH names) driven by playwright-core, against the
+ * three surfaces as `npm start` serves them (api/server.ts) on a fresh database; no chain is needed.
+ * Each page must render every operation of its surface's own /openapi.json, show the documented
+ * examples, and load nothing from any host but this one: every other request is blocked and fails
+ * the test, as does a Content-Security-Policy violation or a script error. A screenshot of each page
+ * goes to test-artifacts/docs-<surface>.png.
+ *
+ * Run with `npm run test:browser` (CI does); `npm test` leaves it out, so a machine without
+ * Chromium still runs every other test.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../api/config";
+import { type ApiServer, startApiServer } from "../../api/server";
+import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import { type Document, mediaExample, type Operation, operationsOf } from "../support/openapi";
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+const SURFACES = ["platform", "chat", "eval"] as const;
+type Surface = (typeof SURFACES)[number];
+
+let database: FreshDatabase | undefined;
+let api: ApiServer | undefined;
+let browser: Browser | undefined;
+let storageDir: string | undefined;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}. The docs-page test needs it: install Debian's package ` +
+        "(`apt-get install chromium`) or point CHROMIUM_PATH at a Chromium or Chrome binary.",
+    );
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
+  database = await useFreshDatabase();
+  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-pages-"));
+  process.env.EVAL_WORKER_ENABLED = "false";
+  process.env.EVAL_STORAGE_DIR = storageDir;
+  api = await startApiServer(
+    loadConfig({
+      DATABASE_URL: database.url,
+      LOG_LEVEL: "silent",
+      PLATFORM_PORT: "0",
+      CHAT_PORT: "0",
+      EVAL_PORT: "0",
+      PONDER_URL: "http://127.0.0.1:9",
+    }),
+  );
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await database?.drop();
+  if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
+});
+
+const isLocal = (url: string) => {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+};
+
+/** The first operation whose request body and success response both have an example to compare. */
+function operationWithExamples(document: Document) {
+  for (const entry of operationsOf(document)) {
+    const request = entry.operation.requestBody?.content?.["application/json"];
+    const success = Object.entries(entry.operation.responses ?? {}).find(([status]) => status.startsWith("2"));
+    const response = success?.[1].content?.["application/json"];
+    if (!request || !response || !success) continue;
+    const requestExample = mediaExample(document, request);
+    const responseExample = mediaExample(document, response);
+    if (requestExample && responseExample) return { ...entry, status: success[0], requestExample, responseExample };
+  }
+  throw new Error("no operation with a JSON request body and a JSON success response");
+}
+
+/** Swagger UI's element id of an operation: `operations-<first tag>-<operationId>`. */
+const operationElementId = (operation: Operation) =>
+  `operations-${(operation.tags?.[0] ?? "default").replace(/\s/g, "_")}-${operation.operationId}`;
+
+describe("API reference pages in Chromium", () => {
+  it.each(SURFACES)("%s: /docs lists every operation and its examples, loading nothing from elsewhere", async (surface: Surface) => {
+    const base = api!.urls[surface];
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as Document;
+    const expected = operationsOf(document).map(({ method, path: route, operationId }) => `${method} ${route} ${operationId}`);
+    expect(expected.length).toBeGreaterThan(5);
+
+    const context = await browser!.newContext({ serviceWorkers: "block", viewport: { width: 1280, height: 900 } });
+    const outside: string[] = [];
+    const problems: string[] = [];
+    try {
+      await context.route("**/*", (route) => {
+        const url = route.request().url();
+        if (isLocal(url)) return route.continue();
+        outside.push(url);
+        return route.abort("blockedbyclient");
+      });
+      const page = await context.newPage();
+      page.on("websocket", (socket) => outside.push(socket.url()));
+      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+      });
+      // what the page's Content-Security-Policy blocks never becomes a request: report it too
+      await page.addInitScript({
+        content: `document.addEventListener("securitypolicyviolation", (event) =>
+          console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI));`,
+      });
+
+      const answer = await page.goto(`${base}/docs`);
+      expect(answer?.status()).toBe(200);
+      await page.locator("#swagger-ui .info .title").waitFor();
+      await page.locator("#swagger-ui .opblock").first().waitFor();
+      // Swagger UI renders every operation of the document at once (no lazy list): read them all.
+      const listed = await page.$$eval("#swagger-ui .opblock", (blocks) =>
+        blocks.map((block) => {
+          const method = block.querySelector(".opblock-summary-method")?.textContent?.trim() ?? "";
+          const route = block.querySelector(".opblock-summary-path")?.getAttribute("data-path") ?? "";
+          const operationId = block.querySelector(".opblock-summary-operation-id")?.textContent?.trim() ?? "";
+          return `${method} ${route} ${operationId}`;
+        }),
+      );
+      expect([...listed].sort()).toEqual([...expected].sort());
+
+      // One operation opened: the request and response examples shown are the document's.
+      const chosen = operationWithExamples(document);
+      const block = page.locator(`[id="${operationElementId(chosen.operation)}"]`);
+      await block.locator(".opblock-summary").click();
+      const requestShown = await block.locator(".body-param__example").textContent();
+      expect(JSON.parse(requestShown ?? "")).toEqual(chosen.requestExample.value);
+      const responseShown = await block.locator(`tr.response[data-code="${chosen.status}"] .example`).first().textContent();
+      expect(JSON.parse(responseShown ?? "")).toEqual(chosen.responseExample.value);
+
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `docs-${surface}.png`), fullPage: true });
+      expect(outside).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
