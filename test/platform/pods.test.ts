@@ -4,6 +4,7 @@
  * per epoch, and the public list (pagination, search, filters, volumes).
  */
 import { keccak256, toHex, type Account } from "viem";
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listStamp } from "../../api/platform/repositories/count-cache";
 import { publicSearchQuery } from "../../api/platform/repositories/pods";
@@ -512,6 +513,20 @@ describe("public pods", () => {
     expect(await pageIds("page=2&limit=2")).toEqual(before);
     expect((await json(await h().request(`${BASE}/public/pods?limit=2`))).data.pagination.total).toBe(total - 1);
     await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = false, ban_reason = null WHERE id = $1", [fresh.id]);
+  });
+
+  it("caches nothing while the indexer's views lack pod_list_change (an API deployed before the reindex)", async () => {
+    const rollback = new Error("rollback");
+    let stamp: string | undefined = "unset";
+    await expect(
+      h().store.db.transaction(async (tx) => {
+        await tx.execute(sql`ALTER VIEW chain.pod_list_change RENAME TO pod_list_change_hidden`);
+        stamp = await listStamp(tx);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(stamp).toBeUndefined();
+    expect(await listStamp(h().store.db)).toEqual(expect.any(String));
   });
 });
 

@@ -11,7 +11,10 @@
  */
 import { sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
+import { postgresErrorCode } from "../../db/errors";
 import type { Executor } from "./subnets";
+
+const UNDEFINED_TABLE = "42P01";
 
 const MAX_ENTRIES = 10_000;
 const values = new Map<string, Promise<unknown>>();
@@ -22,18 +25,28 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
   lookupListener = listener;
 }
 
-/** The stamp of the listed set now (see above). */
-export async function listStamp(db: Executor): Promise<string> {
-  const result = await db.execute<{ stamp: string | null }>(
-    sql`SELECT coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
-      || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
-      || ':' || coalesce((SELECT sum(version) FROM offchain.read_versions), 0)::text AS stamp`,
-  );
-  return result.rows[0]?.stamp ?? "";
+/**
+ * The stamp of the listed set now (see above); undefined while the indexer's views lack
+ * `pod_list_change` (an API already deployed while the indexer still reindexes into the schema
+ * that adds it): then nothing is cached.
+ */
+export async function listStamp(db: Executor): Promise<string | undefined> {
+  try {
+    const result = await db.execute<{ stamp: string | null }>(
+      sql`SELECT coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
+        || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
+        || ':' || coalesce((SELECT sum(version) FROM offchain.read_versions), 0)::text AS stamp`,
+    );
+    return result.rows[0]?.stamp ?? undefined;
+  } catch (error) {
+    if (postgresErrorCode(error) === UNDEFINED_TABLE) return undefined;
+    throw error;
+  }
 }
 
 /** The value named by `key` (a total, a page boundary) at `stamp`, computed once per stamp and process. */
-export function cachedAtStamp<T>(stamp: string, key: string, compute: () => Promise<T>): Promise<T> {
+export function cachedAtStamp<T>(stamp: string | undefined, key: string, compute: () => Promise<T>): Promise<T> {
+  if (stamp === undefined) return compute();
   const cacheKey = `${stamp}\n${key}`;
   let value = values.get(cacheKey) as Promise<T> | undefined;
   lookupListener?.(value !== undefined);
@@ -44,9 +57,4 @@ export function cachedAtStamp<T>(stamp: string, key: string, compute: () => Prom
     value.catch(() => values.delete(cacheKey));
   }
   return value;
-}
-
-/** `count()` of the list named by `key`, computed once per stamp. */
-export async function cachedTotal(db: Executor, key: string, count: () => Promise<number>): Promise<number> {
-  return cachedAtStamp(await listStamp(db), key, count);
 }

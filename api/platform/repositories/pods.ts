@@ -240,7 +240,7 @@ export async function listPublicPods(
 }
 
 /** The token id of the row at `offset` of the list (null past its end), once per stamp. */
-function publicPageBoundary(db: Executor, stamp: string, key: string, where: SQL, offset: number): Promise<bigint | null> {
+function publicPageBoundary(db: Executor, stamp: string | undefined, key: string, where: SQL, offset: number): Promise<bigint | null> {
   return cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
     const [row] = await db
       .select({ id: chain.pod.id })
