@@ -283,13 +283,27 @@ export const pod = onchainTable(
   }),
   (table) => ({
     podOwnerIdx: index("pod_owner_idx").on(table.owner),
-    podSubnetIdx: index("pod_subnet_idx").on(table.subnetId),
+    // the public list filtered by datanet, newest first: an index range, not a sort of the datanet's pods
+    podSubnetIdx: index("pod_subnet_idx").on(table.subnetId, table.id),
     podPayerIdx: index("pod_payer_idx").on(table.payer),
     podMintTxIdx: index("pod_mint_tx_idx").on(table.mintTxHash),
   }),
 );
 
 /** PodRepublished (the same or another datanet; validity renewed). */
+/**
+ * One row (id 1): the last event that changed which pods exist or what the public list filters on
+ * (PodMinted, PodRepublished: datanet and validity, PodInvalidated), as `blockHash:logIndex`.
+ * Votes do not touch it. The API caches list totals and page boundaries under it; a reorg reverts
+ * it with the rows, and an event on another branch has another block hash, so a value never names
+ * two different states.
+ */
+export const podListChange = onchainTable("pod_list_change", (t) => ({
+  id: t.integer().primaryKey(),
+  lastChange: t.text().notNull(),
+  blockNumber: t.bigint().notNull(),
+}));
+
 export const podRepublish = onchainTable(
   "pod_republish",
   (t) => ({

@@ -160,6 +160,12 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
       block_number: "g",
       timestamp: "1700000000 + g",
     });
+    // what the indexer's PodMinted handler keeps: the last event that changed the listed set
+    await client.query(
+      `INSERT INTO "${s}".pod_list_change (id, last_change, block_number) VALUES (1, $1, $2)
+       ON CONFLICT (id) DO UPDATE SET last_change = excluded.last_change, block_number = excluded.block_number`,
+      [`generated:${p1}`, String(p1)],
+    );
     await client.query("COMMIT");
     return { pods: p1, votes: p1 * VOTES_PER_POD, datanets: d1, users: u1 };
   } catch (error) {

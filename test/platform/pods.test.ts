@@ -4,7 +4,9 @@
  * per epoch, and the public list (pagination, search, filters, volumes).
  */
 import { keccak256, toHex, type Account } from "viem";
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { listStamp } from "../../api/platform/repositories/count-cache";
 import { publicSearchQuery } from "../../api/platform/repositories/pods";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
@@ -445,6 +447,86 @@ describe("public pods", () => {
     } finally {
       client.release();
     }
+  });
+
+  /** The public list by plain OFFSET paging in SQL (the reference the seek must equal). */
+  async function offsetPage(offset: number, limit: number, subnetTokenId?: bigint): Promise<string[]> {
+    const { rows } = await h().store.pool.query<{ id: string }>(
+      `SELECT d.id FROM offchain.pod_drafts d JOIN chain.pod p ON p.id = d.token_id AND p.mint_tx_hash = d.mint_tx_hash
+       WHERE d.banned = false AND d.archived_at IS NULL AND ($3::numeric IS NULL OR p.subnet_id = $3::numeric)
+       ORDER BY p.id DESC OFFSET $1 LIMIT $2`,
+      [offset, limit, subnetTokenId?.toString() ?? null],
+    );
+    return rows.map((r) => r.id);
+  }
+  const pageIds = async (query: string) => (await json(await h().request(`${BASE}/public/pods?${query}`))).data.pods.map((p: { id: string }) => p.id);
+
+  it("serves every page by a seek that equals OFFSET paging (sort key unique: no ties, no gaps), also filtered", async () => {
+    await mintedPod(publisher, curatorB, { podName: "Seek one" });
+    await mintedPod(owner, curatorA, { podName: "Seek two" }, datasets);
+    await mintedPod(publisher, curatorB, { podName: "Seek three" });
+    await h().caughtUp();
+    const all = await offsetPage(0, 1000);
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    for (const limit of [1, 2, 3]) {
+      const seen: string[] = [];
+      for (let page = 1; page <= Math.ceil(all.length / limit) + 1; page++) {
+        const ids = await pageIds(`page=${page}&limit=${limit}`);
+        expect(ids, `page ${page} of limit ${limit}`).toEqual(await offsetPage((page - 1) * limit, limit));
+        seen.push(...ids);
+      }
+      // every listed pod exactly once over the pages
+      expect(seen).toEqual(all);
+    }
+    const inResearch = await offsetPage(0, 1000, research.tokenId);
+    expect(inResearch.length).toBeGreaterThanOrEqual(3);
+    for (let page = 1; page <= inResearch.length; page++) {
+      expect(await pageIds(`page=${page}&limit=1&filters[subnet]=${research.id}`)).toEqual(inResearch.slice(page - 1, page));
+    }
+  });
+
+  it("keeps pages exact across a mint, a ban and a vote (page boundaries are cached per listed set)", async () => {
+    const before = await pageIds("page=2&limit=2");
+    expect(before).toEqual(await offsetPage(2, 2));
+    const stamp0 = await listStamp(h().store.db);
+
+    // an indexed vote changes no listed set: same stamp, same page
+    await h().write(voter1, "PodManager", "vote", [lake.tokenId, CORE(1), true]);
+    await h().caughtUp();
+    expect(await listStamp(h().store.db)).toBe(stamp0);
+    expect(await pageIds("page=2&limit=2")).toEqual(before);
+
+    // a mint puts a pod on top: page 2 shifts by one
+    const fresh = await mintedPod(publisher, curatorB, { podName: "Seek across an insert" });
+    await h().caughtUp();
+    const stamp1 = await listStamp(h().store.db);
+    expect(stamp1).not.toBe(stamp0);
+    const afterMint = await pageIds("page=2&limit=2");
+    expect(afterMint).toEqual(await offsetPage(2, 2));
+    expect(afterMint[1]).toBe(before[0]);
+    const total = (await json(await h().request(`${BASE}/public/pods?limit=2`))).data.pagination.total;
+    expect(total).toBe((await offsetPage(0, 1000)).length);
+
+    // a ban (off-chain) takes it out again
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'test' WHERE id = $1", [fresh.id]);
+    expect(await listStamp(h().store.db)).not.toBe(stamp1);
+    expect(await pageIds("page=2&limit=2")).toEqual(before);
+    expect((await json(await h().request(`${BASE}/public/pods?limit=2`))).data.pagination.total).toBe(total - 1);
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = false, ban_reason = null WHERE id = $1", [fresh.id]);
+  });
+
+  it("caches nothing while the indexer's views lack pod_list_change (an API deployed before the reindex)", async () => {
+    const rollback = new Error("rollback");
+    let stamp: string | undefined = "unset";
+    await expect(
+      h().store.db.transaction(async (tx) => {
+        await tx.execute(sql`ALTER VIEW chain.pod_list_change RENAME TO pod_list_change_hidden`);
+        stamp = await listStamp(tx);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(stamp).toBeUndefined();
+    expect(await listStamp(h().store.db)).toEqual(expect.any(String));
   });
 });
 

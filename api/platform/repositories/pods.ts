@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { chain } from "../../db/chain";
 import { agents, podDrafts, podRepublishes, podSearchDocument, subnetDrafts, users } from "../../db/offchain";
 import { isTokenIdRef, isUuid, searchCondition, type Executor } from "./subnets";
-import { cachedTotal } from "./count-cache";
+import { cachedAtStamp, listStamp } from "./count-cache";
 
 export type PodDraftRow = typeof podDrafts.$inferSelect;
 export type NewPodDraft = typeof podDrafts.$inferInsert;
@@ -204,6 +204,15 @@ export interface PublicPodFilters {
   subnetTokenId?: bigint;
 }
 
+/**
+ * One page of the public list, newest minted first (token id descending: unique, so the order is
+ * total and a page by OFFSET equals a page by seek). The rows come from a keyset seek: the token id
+ * at which the page starts (its "boundary": `OFFSET offset LIMIT 1` over the narrow
+ * pod_drafts ⋈ pod join, no creator joins) is computed once per stamp of the listed set
+ * (count-cache.ts), then the page is `token id ≤ boundary ORDER BY token id DESC LIMIT limit` —
+ * O(limit) for every page while the set is unchanged (indexed votes do not change it). The total
+ * is cached under the same stamp.
+ */
 export async function listPublicPods(
   db: Executor,
   { offset, limit, search, epoch, subnetTokenId }: PublicPodFilters,
@@ -213,20 +222,36 @@ export async function listPublicPods(
     searchCondition(podSearchDocument, search),
     epoch === undefined ? undefined : validInEpoch(epoch),
     subnetTokenId === undefined ? undefined : eq(chain.pod.subnetId, subnetTokenId),
-  );
+  )!;
+  const stamp = await listStamp(db);
+  const key = `pods\n${search ?? ""}\n${epoch ?? ""}\n${subnetTokenId ?? ""}`;
   const countAll = async () =>
     (await db.select({ total: count() }).from(podDrafts).innerJoin(chain.pod, podJoin).where(where))[0]?.total ?? 0;
-  const [rows, total] = await Promise.all([
-    selectPublic(db)
-      .where(where)
-      // newest minted first; the token id is unique and grows with each mint
+  const page = async () => {
+    const boundary = offset === 0 ? undefined : await publicPageBoundary(db, stamp, key, where, offset);
+    if (boundary === null) return [];
+    return selectPublic(db)
+      .where(boundary === undefined ? where : and(where, lte(chain.pod.id, boundary)))
       .orderBy(desc(chain.pod.id))
-      .limit(limit)
-      .offset(offset),
-    // without a datanet or epoch filter the total moves only with mints and off-chain writes
-    epoch === undefined && subnetTokenId === undefined ? cachedTotal(db, `pods\n${search ?? ""}`, countAll) : countAll(),
-  ]);
+      .limit(limit);
+  };
+  const [rows, total] = await Promise.all([page(), cachedAtStamp(stamp, `${key}\ntotal`, countAll)]);
   return { rows: rows.map(toPublicRow), total };
+}
+
+/** The token id of the row at `offset` of the list (null past its end), once per stamp. */
+function publicPageBoundary(db: Executor, stamp: string | undefined, key: string, where: SQL, offset: number): Promise<bigint | null> {
+  return cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
+    const [row] = await db
+      .select({ id: chain.pod.id })
+      .from(podDrafts)
+      .innerJoin(chain.pod, podJoin)
+      .where(where)
+      .orderBy(desc(chain.pod.id))
+      .offset(offset)
+      .limit(1);
+    return row ? row.id : null;
+  });
 }
 
 /** The token id of a datanet given by id (uuid) or token id, when it is published; undefined otherwise. */
