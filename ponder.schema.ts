@@ -100,7 +100,14 @@ export const datanetParameterUpdate = onchainTable(
     timestamp: t.bigint().notNull(),
   }),
   (table) => ({
-    datanetParameterUpdateSubnetIdx: index("datanet_parameter_update_subnet_idx").on(table.subnetId, table.param, table.epoch),
+    // (…, blockNumber, logIndex): the rate in force at an epoch is one backward index step (api/platform/repositories/claimable.ts)
+    datanetParameterUpdateSubnetIdx: index("datanet_parameter_update_subnet_idx").on(
+      table.subnetId,
+      table.param,
+      table.epoch,
+      table.blockNumber,
+      table.logIndex,
+    ),
     datanetParameterUpdateTxIdx: index("datanet_parameter_update_tx_idx").on(table.txHash),
   }),
 );

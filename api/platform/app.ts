@@ -16,6 +16,7 @@ import { statsRouter } from "./routes/stats/stats.index";
 import { subnetsRouter } from "./routes/subnets/subnets.index";
 import { subscriptionsRouter } from "./routes/subscriptions/subscriptions.index";
 import { votesRouter } from "./routes/votes/votes.index";
+import { walletsRouter } from "./routes/wallets/wallets.index";
 import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
 import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
@@ -34,6 +35,7 @@ const routers = [
   agentsRouter,
   subscriptionsRouter,
   datasetsRouter,
+  walletsRouter,
 ];
 
 /**
