@@ -8,6 +8,7 @@ import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./c
 import { agentsRouter } from "./routes/agents/agents.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { datasetsRouter } from "./routes/datasets/datasets.index";
+import { eventsRouter } from "./routes/events/events.index";
 import { feedbackRouter } from "./routes/feedback/feedback.index";
 import { locksRouter } from "./routes/locks/locks.index";
 import { podsRouter } from "./routes/pods/pods.index";
@@ -36,6 +37,7 @@ const routers = [
   subscriptionsRouter,
   datasetsRouter,
   walletsRouter,
+  eventsRouter,
 ];
 
 /**

@@ -61,29 +61,38 @@ export const WalletClaimableSchema = z
   })
   .openapi("WalletClaimable");
 
+/** A response captured from the test suite (the seeded devnet, voter1 in epoch 5). */
 const EXAMPLE = {
   data: {
-    address: "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
-    currentEpoch: 4,
+    address: "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65",
+    currentEpoch: 5,
     coreToken: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
     entries: [
       {
-        podId: "2",
+        podId: "1",
+        epoch: 2,
+        subnetId: "2",
+        primaryToken: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+        owner: { core: "0", primary: "0" },
+        voter: { core: "200000000000000000000", primary: "0" },
+      },
+      {
+        podId: "4",
         epoch: 3,
         subnetId: "1",
         primaryToken: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
         owner: { core: "0", primary: "0" },
-        voter: { core: "107142857142857142857", primary: "42857142857142857142" },
+        voter: { core: "333333333333333333333", primary: "133333333333333333333" },
       },
     ],
     totals: {
-      core: { owner: "0", voter: "107142857142857142857", total: "107142857142857142857" },
+      core: { owner: "0", voter: "533333333333333333333", total: "533333333333333333333" },
       primary: [
         {
           token: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
           owner: "0",
-          voter: "42857142857142857142",
-          total: "42857142857142857142",
+          voter: "133333333333333333333",
+          total: "133333333333333333333",
         },
       ],
     },
