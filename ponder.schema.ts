@@ -10,6 +10,7 @@
  * lower-case hex; `txHash`/`logIndex` name the log that last created the row.
  */
 import { index, onchainTable, primaryKey, relations } from "ponder";
+import type { EventKind } from "./src/lib/event-log";
 import type { ClaimKind, FeeKind, PoolKind, SubnetParam } from "./src/lib/enums";
 
 // ---------------------------------------------------------------------------------------------
@@ -100,7 +101,14 @@ export const datanetParameterUpdate = onchainTable(
     timestamp: t.bigint().notNull(),
   }),
   (table) => ({
-    datanetParameterUpdateSubnetIdx: index("datanet_parameter_update_subnet_idx").on(table.subnetId, table.param, table.epoch),
+    // (…, blockNumber, logIndex): the rate in force at an epoch is one backward index step (api/platform/repositories/claimable.ts)
+    datanetParameterUpdateSubnetIdx: index("datanet_parameter_update_subnet_idx").on(
+      table.subnetId,
+      table.param,
+      table.epoch,
+      table.blockNumber,
+      table.logIndex,
+    ),
     datanetParameterUpdateTxIdx: index("datanet_parameter_update_tx_idx").on(table.txHash),
   }),
 );
@@ -505,6 +513,53 @@ export const governanceAccount = onchainTable("governance_account", (t) => ({
   isGovernance: t.boolean().notNull(),
   updatedAt: t.bigint().notNull(),
 }));
+
+// ---------------------------------------------------------------------------------------------
+// Event log (the Platform API's event stream, GET /api/v1/events)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One row per protocol event the stream shows (src/events.ts), in chain order: the order key is
+ * (blockNumber, logIndex). `id` = `${blockNumber}-${logIndex}-${16 hex digits of the block hash}`
+ * (src/lib/event-log.ts): stable, and a re-mined event after a reorg gets another id. Rows of a
+ * reorged block are removed by Ponder like every other row.
+ */
+export const eventLog = onchainTable(
+  "event_log",
+  (t) => ({
+    id: t.text().primaryKey(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    blockHash: t.hex().notNull(),
+    txHash: t.hex().notNull(),
+    timestamp: t.bigint().notNull(),
+    /** datanet_published, pod_minted, pod_republished, pod_invalidated, vote, emissions_claimed, access_granted, lock_* */
+    kind: t.text().$type<EventKind>().notNull(),
+    /** The event's fields (amounts and ids as decimal strings, addresses lower case). */
+    data: t.json().$type<Record<string, unknown>>().notNull(),
+  }),
+  (table) => ({
+    eventLogOrderIdx: index("event_log_order_idx").on(table.blockNumber, table.logIndex),
+  }),
+);
+
+/**
+ * What an event concerns, one row per subject (`datanet:<id>`, `pod:<id>`, `wallet:<address>`):
+ * the stream's filters read (topic, blockNumber, logIndex) in order. id = `${eventId}|${topic}`.
+ */
+export const eventLogTopic = onchainTable(
+  "event_log_topic",
+  (t) => ({
+    id: t.text().primaryKey(),
+    eventId: t.text().notNull(),
+    topic: t.text().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+  }),
+  (table) => ({
+    eventLogTopicOrderIdx: index("event_log_topic_order_idx").on(table.topic, table.blockNumber, table.logIndex),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Relations (GraphQL and drizzle relational queries)

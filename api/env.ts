@@ -165,6 +165,12 @@ const platformVariables = {
   PUBLIC_VOTES_MAX_ITEMS: count(1_000, 100_000),
   /** Cap on a pod's comment list (the most recent, oldest first). */
   COMMENTS_MAX_ITEMS: count(500, 100_000),
+  /** GET /events: open streams per process; beyond it 503 with Retry-After. */
+  EVENTS_MAX_STREAMS: count(100, 100_000),
+  /** GET /events: how often each stream polls the indexed event log. */
+  EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+  /** GET /events: a keep-alive comment after this many seconds without a message. */
+  EVENTS_KEEPALIVE_SECONDS: count(15, 3_600),
 };
 
 const chatVariables = {

@@ -17,6 +17,7 @@ import type { Context } from "ponder:registry";
 import { zeroAddress } from "viem";
 import { claimId, eventId } from "./lib/ids";
 import { applyInvalidation, applyRepublish, applyVote, type NetDelta } from "./lib/votes";
+import { jsonArgs, recordEvent } from "./events";
 import { ensureProtocol, epochOfBlock, setupProtocol, upsertProtocol } from "./protocol";
 
 type Db = Context["db"];
@@ -96,6 +97,11 @@ ponder.on("PodManager:PodMinted", async ({ event, context }) => {
     .onConflictDoNothing();
   await context.db.update(datanet, { id: subnetId }).set((d) => ({ podCount: d.podCount + 1 }));
   await markPodListChange(context.db, event);
+  await recordEvent(context, event, "pod_minted", jsonArgs(event.args), {
+    datanets: [subnetId],
+    pods: [podId],
+    wallets: [owner, payer],
+  });
 });
 
 // Ownership of a pod NFT (the mint is recorded by PodMinted).
@@ -137,6 +143,11 @@ ponder.on("PodManager:PodRepublished", async ({ event, context }) => {
     .update(pod, { id: podId })
     .set((p) => ({ subnetId: toSubnetId, validityEpoch, republishCount: p.republishCount + 1 }));
   await markPodListChange(db, event);
+  await recordEvent(context, event, "pod_republished", jsonArgs({ ...event.args, epoch }), {
+    datanets: [toSubnetId, previousSubnetId],
+    pods: [podId],
+    wallets: [owner],
+  });
 });
 
 ponder.on("PodManager:Voted", async ({ event, context }) => {
@@ -166,6 +177,8 @@ ponder.on("PodManager:Voted", async ({ event, context }) => {
 
   // Each row is read and written by one upsert (the store's insert-or-update); whether it
   // existed is seen by its update callback, which the store calls synchronously.
+  await recordEvent(context, event, "vote", jsonArgs(event.args), { datanets: [subnetId], pods: [podId], wallets: [voter] });
+
   const voteOf = { subnetId, votes, upVote };
   let votedBefore = false;
   await db
@@ -238,6 +251,12 @@ ponder.on("PodManager:PodInvalidated", async ({ event, context }) => {
   const current = await db.find(podEpoch, { podId, epoch: fromEpoch });
   const delta = applyInvalidation(current ?? undefined);
   if (delta) await applyNetDeltas(db, fromEpoch, [delta]);
+  const invalidated = await db.find(pod, { id: podId });
+  await recordEvent(context, event, "pod_invalidated", jsonArgs({ ...event.args, subnetId: invalidated?.subnetId, owner: invalidated?.owner }), {
+    datanets: invalidated ? [invalidated.subnetId] : [],
+    pods: [podId],
+    wallets: [moderator, ...(invalidated ? [invalidated.owner] : [])],
+  });
   await db.update(pod, { id: podId }).set({
     invalidFromEpoch: fromEpoch,
     invalidReason: reason,
@@ -250,6 +269,11 @@ ponder.on("PodManager:PodInvalidated", async ({ event, context }) => {
 ponder.on("PodManager:PodOwnerEmissionsClaimed", async ({ event, context }) => {
   const { podId, epoch, owner, subnetId, sender, coreAmount, primaryAmount } = event.args;
   const { db } = context;
+  await recordEvent(context, event, "emissions_claimed", jsonArgs({ claim: "owner", account: owner, ...event.args }), {
+    datanets: [subnetId],
+    pods: [podId],
+    wallets: [owner, sender],
+  });
   await db
     .insert(claim)
     .values({
@@ -281,6 +305,11 @@ ponder.on("PodManager:PodOwnerEmissionsClaimed", async ({ event, context }) => {
 ponder.on("PodManager:VoterEmissionsClaimed", async ({ event, context }) => {
   const { podId, epoch, voter, subnetId, sender, coreAmount, primaryAmount } = event.args;
   const { db } = context;
+  await recordEvent(context, event, "emissions_claimed", jsonArgs({ claim: "voter", account: voter, ...event.args }), {
+    datanets: [subnetId],
+    pods: [podId],
+    wallets: [voter, sender],
+  });
   await db
     .insert(claim)
     .values({

@@ -15,6 +15,7 @@ import { SubnetManagerAbi } from "../abis";
 import { feeKindName, subnetParamColumn, subnetParamName } from "./lib/enums";
 import { eventId } from "./lib/ids";
 import { seedPool } from "./lib/seeds";
+import { jsonArgs, recordEvent } from "./events";
 import { ensureProtocol, setupProtocol, upsertProtocol } from "./protocol";
 
 ponder.on("SubnetManager:setup", async ({ context }) => {
@@ -55,6 +56,7 @@ ponder.on("SubnetManager:SubnetPublished", async ({ event, context }) => {
       blockNumber: event.block.number,
     })
     .onConflictDoNothing();
+  await recordEvent(context, event, "datanet_published", jsonArgs(event.args), { datanets: [subnetId], wallets: [owner] });
 });
 
 // Ownership of a datanet NFT (the mint is recorded by SubnetPublished).
@@ -89,6 +91,10 @@ ponder.on("SubnetManager:SubnetAccessGranted", async ({ event, context }) => {
   const { subnetId, account, payer, token, fee } = event.args;
   const { db } = context;
   const timestamp = event.block.timestamp;
+  await recordEvent(context, event, "access_granted", jsonArgs(event.args), {
+    datanets: [subnetId],
+    wallets: [account, payer],
+  });
   await db
     .insert(subnetAccess)
     .values({

@@ -2,6 +2,7 @@
 import { ponder } from "ponder:registry";
 import { governanceAccount, lock } from "ponder:schema";
 import { zeroAddress } from "viem";
+import { jsonArgs, recordEvent } from "./events";
 import { ensureProtocol, setupProtocol } from "./protocol";
 
 ponder.on("VeCore:setup", async ({ context }) => {
@@ -25,16 +26,19 @@ ponder.on("VeCore:Staked", async ({ event, context }) => {
       updatedAt: event.block.timestamp,
     })
     .onConflictDoNothing();
+  await recordEvent(context, event, "lock_created", jsonArgs(event.args), { wallets: [owner] });
 });
 
 ponder.on("VeCore:StakeIncreased", async ({ event, context }) => {
   const { lockupId, amount, votingPower } = event.args;
   await context.db.update(lock, { id: lockupId }).set({ amount, votingPower, updatedAt: event.block.timestamp });
+  await recordEvent(context, event, "lock_increased", jsonArgs(event.args), { wallets: [event.args.owner] });
 });
 
 ponder.on("VeCore:LockExtended", async ({ event, context }) => {
   const { lockupId, expiresAt, votingPower } = event.args;
   await context.db.update(lock, { id: lockupId }).set({ expiresAt, votingPower, updatedAt: event.block.timestamp });
+  await recordEvent(context, event, "lock_extended", jsonArgs(event.args), { wallets: [event.args.owner] });
 });
 
 ponder.on("VeCore:Withdrawn", async ({ event, context }) => {
@@ -42,6 +46,7 @@ ponder.on("VeCore:Withdrawn", async ({ event, context }) => {
   await context.db
     .update(lock, { id: lockupId })
     .set({ withdrawn: true, withdrawnTo: to, amount, updatedAt: event.block.timestamp });
+  await recordEvent(context, event, "lock_withdrawn", jsonArgs(event.args), { wallets: [event.args.owner, to] });
 });
 
 // Ownership of a lock NFT. Mints are recorded by Staked (emitted after the mint's Transfer);

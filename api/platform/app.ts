@@ -9,6 +9,7 @@ import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./c
 import { agentsRouter } from "./routes/agents/agents.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { datasetsRouter } from "./routes/datasets/datasets.index";
+import { eventsRouter } from "./routes/events/events.index";
 import { feedbackRouter } from "./routes/feedback/feedback.index";
 import { locksRouter } from "./routes/locks/locks.index";
 import { podsRouter } from "./routes/pods/pods.index";
@@ -17,6 +18,7 @@ import { statsRouter } from "./routes/stats/stats.index";
 import { subnetsRouter } from "./routes/subnets/subnets.index";
 import { subscriptionsRouter } from "./routes/subscriptions/subscriptions.index";
 import { votesRouter } from "./routes/votes/votes.index";
+import { walletsRouter } from "./routes/wallets/wallets.index";
 import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
 import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
@@ -35,6 +37,8 @@ const routers = [
   agentsRouter,
   subscriptionsRouter,
   datasetsRouter,
+  walletsRouter,
+  eventsRouter,
 ];
 
 /**

@@ -27,6 +27,14 @@ export interface PlatformConfig {
   txMinConfirmations: number;
   publicListMaxLimit: number;
   moderatorPrivateKey: Hex | undefined;
+  /** GET /events (EVENTS_MAX_STREAMS, EVENTS_POLL_INTERVAL_MS, EVENTS_KEEPALIVE_SECONDS). */
+  events: EventStreamConfig;
+}
+
+export interface EventStreamConfig {
+  maxStreams: number;
+  pollIntervalMs: number;
+  keepAliveMs: number;
 }
 
 /** The Platform API's own settings (see api/env.ts); throws one readable error listing every invalid variable. */
@@ -51,6 +59,11 @@ export function loadPlatformConfig(env: RawEnv = process.env): PlatformConfig {
     txMinConfirmations: e.TX_MIN_CONFIRMATIONS,
     publicListMaxLimit: PUBLIC_LIST_MAX_LIMIT,
     moderatorPrivateKey: e.MODERATOR_PRIVATE_KEY as Hex | undefined,
+    events: {
+      maxStreams: e.EVENTS_MAX_STREAMS,
+      pollIntervalMs: e.EVENTS_POLL_INTERVAL_MS,
+      keepAliveMs: e.EVENTS_KEEPALIVE_SECONDS * 1000,
+    },
   };
 }
 

@@ -16,6 +16,7 @@ import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
 import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
+import { EventStreamSlots } from "./services/events";
 import { createPriceSource, type PriceSource } from "./services/price";
 
 /** The protocol's chain as the platform sees it: a read client and the contract addresses. */
@@ -122,6 +123,8 @@ export interface PlatformServices extends SurfaceContext {
   api: ApiConfig;
   platform: PlatformContext;
   agents: AgentsConfig;
+  /** Open GET /events streams of this app, capped by EVENTS_MAX_STREAMS. */
+  eventStreams: EventStreamSlots;
 }
 
 export type PlatformEnv = ContextEnv<PlatformServices>;
@@ -142,6 +145,7 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
     api: deps.config,
     platform,
     agents: deps.agentsConfig ?? platform.agents,
+    eventStreams: new EventStreamSlots(platform.config.events.maxStreams),
   };
 }
 

@@ -81,12 +81,23 @@ describe("indexer on the seeded devnet", () => {
       "fee_collection",
       "fee_total",
       "payment_transfer",
+      "event_log",
+      "event_log_topic",
     ]) {
       expect(names).toContain(table);
     }
     expect(await count(pool, "chain", "vote")).toBe(devnet.seed?.votes);
     expect(await count(pool, "chain", "pod")).toBe(devnet.seed?.pods);
     expect(await count(pool, "chain", "claim")).toBe(devnet.seed?.claims);
+    // the event log: one row per streamed event (here: every vote, mint, claim among others)
+    const kinds = await pool.query<{ kind: string; n: string }>("SELECT kind, count(*) AS n FROM chain.event_log GROUP BY kind");
+    const byKind = Object.fromEntries(kinds.rows.map((row) => [row.kind, Number(row.n)]));
+    expect(byKind).toMatchObject({
+      vote: devnet.seed?.votes,
+      pod_minted: devnet.seed?.pods,
+      emissions_claimed: devnet.seed?.claims,
+      datanet_published: devnet.seed?.subnets,
+    });
   });
 
   it("agrees with the contracts' views for every indexed table after the backfill", async () => {
@@ -232,6 +243,8 @@ describe("indexer on the seeded devnet", () => {
 
     const gone = await pool.query("SELECT 1 FROM chain.vote WHERE tx_hash = $1", [reverted.transactionHash]);
     expect(gone.rowCount).toBe(0);
+    const goneFromLog = await pool.query("SELECT 1 FROM chain.event_log WHERE tx_hash = $1", [reverted.transactionHash]);
+    expect(goneFromLog.rowCount).toBe(0);
     const present = await pool.query("SELECT 1 FROM chain.vote WHERE tx_hash = $1", [kept[0]]);
     expect(present.rowCount).toBe(1);
     expect(await verifyIndexedState(p, pool, "chain")).toEqual([]);

@@ -1,0 +1,122 @@
+/**
+ * SQL of the event stream over the indexer's event log (ponder.schema.ts `eventLog`,
+ * `eventLogTopic`). Every read walks an index in stream order: `event_log_order_idx`
+ * (blockNumber, logIndex) without a filter, `event_log_topic_order_idx` (topic, blockNumber,
+ * logIndex) for the first filter; further filters are primary-key probes of the topic table.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { EventPosition, Topic } from "../../../src/lib/event-log";
+import { chain } from "../../db/chain";
+import type { Executor } from "./subnets";
+
+export interface EventRow {
+  id: string;
+  blockNumber: bigint;
+  logIndex: number;
+  blockHash: string;
+  txHash: string;
+  timestamp: bigint;
+  kind: string;
+  data: Record<string, unknown>;
+}
+
+type RawEventRow = {
+  id: string;
+  block_number: string;
+  log_index: number;
+  block_hash: string;
+  tx_hash: string;
+  timestamp: string;
+  kind: string;
+  data: Record<string, unknown> | string;
+};
+
+const toEventRow = (row: RawEventRow): EventRow => ({
+  id: row.id,
+  blockNumber: BigInt(row.block_number),
+  logIndex: Number(row.log_index),
+  blockHash: row.block_hash,
+  txHash: row.tx_hash,
+  timestamp: BigInt(row.timestamp),
+  kind: row.kind,
+  data: typeof row.data === "string" ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+});
+
+/**
+ * The block the indexer has committed up to (Ponder's checkpoint in the views schema, written in
+ * the transaction of the block's rows); undefined before it exists. Safe inside a transaction.
+ */
+export async function indexedBlockNumber(db: Executor, viewsSchema: string): Promise<bigint | undefined> {
+  const table = `"${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint"`;
+  const exists = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${table}::text) IS NOT NULL AS ok`);
+  if (exists.rows[0]?.ok !== true) return undefined;
+  // checkpoint = timestamp (10 digits) + chain id (16) + block number (16) + ...
+  const result = await db.execute<{ block: string | null }>(
+    sql`SELECT max(substring(latest_checkpoint from 27 for 16))::numeric::text AS block FROM ${sql.identifier(viewsSchema)}."_ponder_checkpoint"`,
+  );
+  const block = result.rows[0]?.block;
+  return block ? BigInt(block) : undefined;
+}
+
+/** Which of `ids` the log holds now (the others were removed with their reorged block). */
+export async function existingEventIds(db: Executor, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const result = await db.execute<{ id: string }>(
+    sql`SELECT e.id FROM ${chain.eventLog} e WHERE e.id = ANY(${sql.param(ids)}::text[])`,
+  );
+  return new Set(result.rows.map((row) => row.id));
+}
+
+/** Events matching every topic (all events without topics), in stream order, strictly after `after` up to block `until`. */
+function matching(topics: Topic[], after: EventPosition, until: bigint, order: "asc" | "desc", limit: number): SQL {
+  const direction = order === "asc" ? sql`ASC` : sql`DESC`;
+  const [first, ...rest] = topics;
+  const columns = sql`e.id, e.block_number::text, e.log_index, e.block_hash, e.tx_hash, e.timestamp::text, e.kind, e.data`;
+  if (first === undefined) {
+    return sql`SELECT ${columns} FROM ${chain.eventLog} e
+      WHERE (e.block_number, e.log_index) > (${after.blockNumber}::numeric, ${after.logIndex}::integer) AND e.block_number <= ${until}::numeric
+      ORDER BY e.block_number ${direction}, e.log_index ${direction} LIMIT ${limit}`;
+  }
+  const others = rest.map(
+    (topic) => sql` AND EXISTS (SELECT 1 FROM ${chain.eventLogTopic} o WHERE o.id = e.id || ${`|${topic}`})`,
+  );
+  return sql`SELECT ${columns} FROM ${chain.eventLogTopic} t JOIN ${chain.eventLog} e ON e.id = t.event_id
+    WHERE t.topic = ${first} AND (t.block_number, t.log_index) > (${after.blockNumber}::numeric, ${after.logIndex}::integer)
+      AND t.block_number <= ${until}::numeric${sql.join(others, sql``)}
+    ORDER BY t.block_number ${direction}, t.log_index ${direction} LIMIT ${limit}`;
+}
+
+/** Up to `limit` events matching `topics`, strictly after `after`, in blocks up to `until`, in stream order. */
+export async function eventsAfter(
+  db: Executor,
+  topics: Topic[],
+  after: EventPosition,
+  until: bigint,
+  limit: number,
+): Promise<EventRow[]> {
+  const result = await db.execute<RawEventRow>(matching(topics, after, until, "asc", limit));
+  return result.rows.map(toEventRow);
+}
+
+/** The last event matching `topics` in blocks up to `until` (undefined: none). */
+export async function lastEventUpTo(db: Executor, topics: Topic[], until: bigint): Promise<EventRow | undefined> {
+  const result = await db.execute<RawEventRow>(matching(topics, { blockNumber: -1n, logIndex: 0 }, until, "desc", 1));
+  return result.rows.map(toEventRow)[0];
+}
+
+/** The last `limit` events matching `topics` strictly after `after`, in blocks up to `until`, in stream order. */
+export async function lastEventsBetween(
+  db: Executor,
+  topics: Topic[],
+  after: EventPosition,
+  until: bigint,
+  limit: number,
+): Promise<EventRow[]> {
+  const result = await db.execute<RawEventRow>(matching(topics, after, until, "desc", limit));
+  return result.rows.map(toEventRow).reverse();
+}
+
+/** Whether the log holds the event `id`. */
+export async function eventExists(db: Executor, id: string): Promise<boolean> {
+  return (await existingEventIds(db, [id])).has(id);
+}
