@@ -732,6 +732,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/wallets/{address}/claimable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Emissions a wallet can claim now, per pod and epoch, exact to the wei
+         * @description Computed from indexed state exactly as PodManager computes podOwnerClaimable and voterClaimable (same rounding). Only closed epochs count, and only shares not claimed yet. The owner share is listed for the pod's current owner. No credentials: chain state is public.
+         */
+        get: operations["getWalletClaimable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stream of indexed protocol events (server-sent events), resumable and reorg-aware
+         * @description Event types: `datanet_published`, `pod_minted`, `pod_republished`, `pod_invalidated`, `vote`, `emissions_claimed`, `access_granted` (purchases and subscription payments), `lock_created`, `lock_increased`, `lock_extended`, `lock_withdrawn`, and `retraction`. Events come in chain order (block, log index). Every event has an `id:` (`<block>-<logIndex>-<16 hex digits of the block hash>`); send the last one back as `Last-Event-ID` (or `?lastEventId=`) to resume without gaps or duplicates; `0` replays from the first event; without one, the stream starts now. When a reorg removes an event already sent, a `retraction` names it (`data.id`); its `id:` is the last event still valid. A retraction with `from` means: every event received after `from`, up to and including `data.id`, is retracted. Filters (`datanet`, `pod`, `wallet`) combine with AND. A comment (`: keep-alive`) comes when nothing else was sent for a while. No credentials: chain state is public.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1838,6 +1878,104 @@ export interface components {
             w: number;
             /** @description W² */
             evof: number;
+        };
+        WalletClaimable: {
+            /**
+             * @description The wallet, lower case
+             * @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8
+             */
+            address: string;
+            /**
+             * @description The open epoch (that of the latest indexed block): it and later epochs are not claimable yet
+             * @example 4
+             */
+            currentEpoch: number;
+            /**
+             * @description The CORE token
+             * @example 0x5fbdb2315678afecb367f032d93f642f64180aa3
+             */
+            coreToken: string;
+            /** @description Per pod and closed epoch with something unclaimed, by pod then epoch; claimed shares are gone */
+            entries: components["schemas"]["ClaimableEntry"][];
+            totals: {
+                core: {
+                    /**
+                     * @description Sum of the owner shares; raw integer string in the smallest unit (wei)
+                     * @example 250000000000000000000
+                     */
+                    owner: string;
+                    /**
+                     * @description Sum of the voter shares; raw integer string in the smallest unit (wei)
+                     * @example 37500000000000000000
+                     */
+                    voter: string;
+                    /**
+                     * @description owner + voter; raw integer string in the smallest unit (wei)
+                     * @example 287500000000000000000
+                     */
+                    total: string;
+                };
+                /** @description Per primary token (datanets may differ in theirs) */
+                primary: {
+                    /**
+                     * @description Sum of the owner shares; raw integer string in the smallest unit (wei)
+                     * @example 250000000000000000000
+                     */
+                    owner: string;
+                    /**
+                     * @description Sum of the voter shares; raw integer string in the smallest unit (wei)
+                     * @example 37500000000000000000
+                     */
+                    voter: string;
+                    /**
+                     * @description owner + voter; raw integer string in the smallest unit (wei)
+                     * @example 287500000000000000000
+                     */
+                    total: string;
+                    /**
+                     * @description The primary token
+                     * @example 0xe7f1725e7734ce288f8367e1bb143e90bb3f0512
+                     */
+                    token: string;
+                }[];
+            };
+        };
+        ClaimableEntry: {
+            /**
+             * @description The pod's on-chain token id
+             * @example 1
+             */
+            podId: string;
+            /**
+             * @description A closed epoch
+             * @example 3
+             */
+            epoch: number;
+            /**
+             * @description The datanet the pod's votes of that epoch count for
+             * @example 1
+             */
+            subnetId: string;
+            /**
+             * @description That datanet's primary token (null if the datanet is not indexed)
+             * @example 0x5fbdb2315678afecb367f032d93f642f64180aa3
+             */
+            primaryToken: string | null;
+            owner: components["schemas"]["ClaimableShares"];
+            voter: components["schemas"]["ClaimableShares"] & unknown;
+        };
+        /** @description = PodManager.podOwnerClaimable(podId, epoch); listed for the pod's current owner (the claim pays whoever owns the pod then) */
+        ClaimableShares: {
+            /**
+             * @description CORE; raw integer string in the smallest unit (wei)
+             * @example 250000000000000000000
+             */
+            core: string;
+            /**
+             * @description The datanet's primary token; raw integer string in the smallest unit (wei)
+             * @example 100000000000000000000
+             */
+            primary: string;
         };
     };
     responses: never;
@@ -4380,6 +4518,184 @@ export interface operations {
                 };
             };
             /** @description Indexer not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWalletClaimable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet's unclaimed shares and their totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65",
+                     *         "currentEpoch": 5,
+                     *         "coreToken": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+                     *         "entries": [
+                     *           {
+                     *             "podId": "1",
+                     *             "epoch": 2,
+                     *             "subnetId": "2",
+                     *             "primaryToken": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+                     *             "owner": {
+                     *               "core": "0",
+                     *               "primary": "0"
+                     *             },
+                     *             "voter": {
+                     *               "core": "200000000000000000000",
+                     *               "primary": "0"
+                     *             }
+                     *           },
+                     *           {
+                     *             "podId": "4",
+                     *             "epoch": 3,
+                     *             "subnetId": "1",
+                     *             "primaryToken": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+                     *             "owner": {
+                     *               "core": "0",
+                     *               "primary": "0"
+                     *             },
+                     *             "voter": {
+                     *               "core": "333333333333333333333",
+                     *               "primary": "133333333333333333333"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "core": {
+                     *             "owner": "0",
+                     *             "voter": "533333333333333333333",
+                     *             "total": "533333333333333333333"
+                     *           },
+                     *           "primary": [
+                     *             {
+                     *               "token": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+                     *               "owner": "0",
+                     *               "voter": "133333333333333333333",
+                     *               "total": "133333333333333333333"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WalletClaimable"];
+                    };
+                };
+            };
+            /** @description Invalid address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Indexer not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this datanet (its subnetId): publication, pods minted or republished into it, votes, claims, access */
+                datanet?: string;
+                /** @description Only events of this pod (its token id): mint, republish, invalidation, votes, claims */
+                pod?: string;
+                /** @description Only events this wallet takes part in (owner, payer, voter, claimant, sender, lock owner, moderator) */
+                wallet?: string;
+                /** @description The Last-Event-ID header for clients that cannot set headers (the header wins when both are sent); `0` replays from the first event */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (text/event-stream); it ends when the client disconnects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : protocol events
+                     *
+                     *     event: vote
+                     *     data: {"id":"73-0-3ca427836947a786","kind":"vote","blockNumber":73,"blockHash":"0x3ca427836947a786cfaba9ab406fdae66a2ecd87637430c660836d46ba8a8b29","logIndex":0,"txHash":"0xbb19d2791d95eaa6e6e9f3aa559a1d4aebc08de30596dfeddff24ba1c7aeeac7","timestamp":"2026-11-26T00:38:49.000Z","data":{"podId":"1","voter":"0x15d34aaf54267db7d7c367839aaf71a00a2c6a65","subnetId":"1","epoch":"2","votes":"3000000000000000000","upVote":true,"votingPower":"505000000000000000000"}}
+                     *     id: 73-0-3ca427836947a786
+                     *
+                     *     event: retraction
+                     *     data: {"id":"73-0-3ca427836947a786","reason":"reorg"}
+                     *     id: 72-0-233fcefc3ff99dbc
+                     *
+                     *     event: vote
+                     *     data: {"id":"73-0-917204b99f438f71","kind":"vote","blockNumber":73,"blockHash":"0x917204b99f438f710b56dbd949021cf9c5ef89ec2dd205f711c2cbcded326821","logIndex":0,"txHash":"0x999b8835efefbc6df0103f5c67432c4388eb4ef35b64497264fcaf43178ffae3","timestamp":"2026-11-26T00:38:48.000Z","data":{"podId":"1","voter":"0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc","subnetId":"1","epoch":"2","votes":"4000000000000000000","upVote":false,"votingPower":"541095890410958904109"}}
+                     *     id: 73-0-917204b99f438f71
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid filter or Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Indexer not ready, or too many open streams (see Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
