@@ -173,6 +173,7 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     expect((await bob.post(`${BASE}/me/pods/${backed.id}/republish`, { podId: backed.id, txHash: republish.transactionHash })).status).toBe(200);
 
     await h().caughtUp();
+    expect((await json(await get(`/public/pods/${backed.id}`))).data.pod).toMatchObject({ privateSubnetId: second.id });
     expect((await json(await get(`/public/pods/${tokenN}`))).data.pod).toMatchObject({ id: tessPod, creator: { username: "Tess" } });
     expect((await json(await get(`/public/subnets/${tokenM}`))).data.subnet).toMatchObject({ id: bobSubnet, subnetName: "Bob's datanet" });
     // a pass checks every branch-A record again and undoes nothing
@@ -196,6 +197,8 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     // before any pass: nothing off-chain is shown on what the chain now says is someone else's
     for (const ref of [String(tokenN), tessPod]) expect((await get(`/public/pods/${ref}`)).status).toBe(404);
     for (const ref of [String(tokenM), bobSubnet]) expect((await get(`/public/subnets/${ref}`)).status).toBe(404);
+    // the reorged republish: the pod names the datanet it is indexed in, not the one recorded on branch A
+    expect((await json(await get(`/public/pods/${backed.id}`))).data.pod).toMatchObject({ privateSubnetId: research.id });
     const early = await feedbackOf(vic, backed, epoch, 5, await p.read<bigint>("VeCore", "votingPowerOf", [voter2.address]));
     expect(early.status).toBe(409);
     expect(early.headers.get("Retry-After")).toBe("2");

@@ -157,9 +157,20 @@ const listed = and(
   isNull(podDrafts.archivedAt),
 );
 
+/**
+ * The datanet a public pod is in, as the indexer says now: the draft of the indexed datanet (joined
+ * through its indexed publish), else its token id. A recorded republish that a reorg removed never
+ * names the old datanet, even before the reconciler's pass.
+ */
+const indexedSubnetRef = sql<string>`coalesce((
+  SELECT ${subnetDrafts.id}::text FROM ${subnetDrafts}
+    JOIN ${chain.datanet} ON ${chain.datanet.id} = ${subnetDrafts.tokenId} AND ${chain.datanet.publishTxHash} = ${subnetDrafts.publishTxHash}
+   WHERE ${subnetDrafts.tokenId} = ${chain.pod.subnetId}
+), ${chain.pod.subnetId}::text)`;
+
 function selectPublic(db: Executor) {
   return db
-    .select({ draft: podDrafts, ...podChainColumns, ...creatorColumns })
+    .select({ draft: podDrafts, ...podChainColumns, ...creatorColumns, indexedSubnetRef })
     .from(podDrafts)
     .innerJoin(chain.pod, podJoin)
     .leftJoin(users, eq(users.id, podDrafts.ownerUserId))
@@ -167,13 +178,22 @@ function selectPublic(db: Executor) {
     .leftJoin(walletUsers, and(isNull(podDrafts.ownerUserId), eq(walletUsers.walletAddress, podDrafts.walletAddress)));
 }
 
-type PublicJoinedRow = JoinedRow & PodCreatorRow;
+type PublicJoinedRow = JoinedRow & PodCreatorRow & { indexedSubnetRef: string };
 
 function toPublicRow(row: PublicJoinedRow): PublicPodRow {
-  const { draft, chainSubnetId, chainMintEpoch, chainValidityEpoch, chainInvalidFromEpoch, chainUpVotes, chainDownVotes, ...creator } =
-    row;
+  const {
+    draft,
+    chainSubnetId,
+    chainMintEpoch,
+    chainValidityEpoch,
+    chainInvalidFromEpoch,
+    chainUpVotes,
+    chainDownVotes,
+    indexedSubnetRef: subnetId,
+    ...creator
+  } = row;
   return {
-    ...flatten({ draft, chainSubnetId, chainMintEpoch, chainValidityEpoch, chainInvalidFromEpoch, chainUpVotes, chainDownVotes }),
+    ...flatten({ draft: { ...draft, subnetId }, chainSubnetId, chainMintEpoch, chainValidityEpoch, chainInvalidFromEpoch, chainUpVotes, chainDownVotes }),
     creator,
   };
 }
