@@ -17,6 +17,7 @@ import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import { createRecordVerifiers } from "../../api/platform/services/record-verifiers";
 import { observeReorgReconciler } from "../../api/http/metrics";
+import { listFeedbackOnPods } from "../../api/platform/repositories/datasets";
 import { createReorgReconciler, listReorgedRecords, reconcileOnce, reconcilerStats } from "../../api/reorgs/reconciler";
 import { roleAccount } from "../../devnet/accounts";
 import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, type Agent, type Ref } from "./agents-harness";
@@ -174,6 +175,9 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
 
     await h().caughtUp();
     expect((await json(await get(`/public/pods/${backed.id}`))).data.pod).toMatchObject({ privateSubnetId: second.id });
+    // vic's feedback on the vote it made (indexed now)
+    expect((await feedbackOf(vic, backed, epoch, 5, await p.read<bigint>("VeCore", "votingPowerOf", [voter2.address]))).status).toBe(201);
+    expect((await listFeedbackOnPods(h().store.db, [backed.tokenId], 100)).map((row) => row.voter)).toEqual([voter2.address.toLowerCase()]);
     expect((await json(await get(`/public/pods/${tokenN}`))).data.pod).toMatchObject({ id: tessPod, creator: { username: "Tess" } });
     expect((await json(await get(`/public/subnets/${tokenM}`))).data.subnet).toMatchObject({ id: bobSubnet, subnetName: "Bob's datanet" });
     // a pass checks every branch-A record again and undoes nothing
@@ -235,6 +239,8 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     const phantom = await feedbackOf(vic, backed, epoch, 5, await p.read<bigint>("VeCore", "votingPowerOf", [voter2.address]));
     expect(phantom.status).toBe(400);
     expect((await json(phantom)).error).toMatch(/No up-vote of the caller's wallet/);
+    // the feedback stored on branch A rests on a vote the chain no longer has: the dataset leaves it out
+    expect(await listFeedbackOnPods(h().store.db, [backed.tokenId], 100)).toEqual([]);
     expect((await json(await agent.request(orderListPath(research)))).data.orders).toEqual([]);
     expect((await agent.request(`${BASE}/agents/${agent.id}/subnets/${research.id}/datasets`)).status).toBe(403);
     const db = h().store.db;

@@ -28,13 +28,21 @@ export async function listVotesOnPods(db: OffchainDb, podTokenIds: bigint[], lim
     .limit(limit);
 }
 
-/** The most recent `limit` feedback entries on the pods, newest first. */
+/**
+ * The most recent `limit` feedback entries on the pods, newest first; only those whose votes the
+ * indexer still has (feedback resting on a vote a reorg removed is not shown).
+ */
 export async function listFeedbackOnPods(db: OffchainDb, podTokenIds: bigint[], limit: number) {
   if (podTokenIds.length === 0) return [];
+  const backedByIndexedVote = sql`EXISTS (
+    SELECT 1 FROM ${chain.vote}
+     WHERE ${chain.vote.podId} = ${feedback.podTokenId} AND ${chain.vote.epoch} = ${feedback.epoch}
+       AND ${chain.vote.voter} = ${feedback.voter} AND ${chain.vote.subnetId} = ${feedback.subnetTokenId}
+  )`;
   return db
     .select()
     .from(feedback)
-    .where(inArray(feedback.podTokenId, podTokenIds.map(String)))
+    .where(and(inArray(feedback.podTokenId, podTokenIds.map(String)), backedByIndexedVote))
     .orderBy(desc(feedback.createdAt), desc(feedback.id))
     .limit(limit);
 }
