@@ -10,12 +10,17 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { content: { "application/json": { schema } }, description };
 }
 
+/** A required JSON request body for `request.body`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { content: { "application/json": { schema } }, required: true };
+}
+
 export const errorResponse = (description: string) => jsonContent(ErrorSchema, description);
 
 /** The error responses most operations share. */
 export const commonErrors = {
   400: errorResponse("Invalid request (the message names the failing field)"),
-  401: errorResponse("Missing, expired or invalid credentials: `{\"error\":\"Unauthorized\"}`"),
+  401: errorResponse('Missing, expired or invalid credentials: `{"error":"Unauthorized"}`'),
   404: errorResponse("Unknown id, or a record of another caller"),
   429: errorResponse("Rate limit exceeded; see Retry-After"),
 } as const;

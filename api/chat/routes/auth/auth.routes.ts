@@ -1,5 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, jsonContent } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
+import { chatRoutes } from "../kinds";
+
+const route = chatRoutes(["Auth"]);
 
 export const WalletAddressSchema = z
   .string()
@@ -37,7 +40,11 @@ const NonceResponse = z
 const VerifyRequest = z
   .object({
     walletAddress: WalletAddressSchema,
-    signature: z.string().min(1).max(20_000).openapi({ description: "Signature of `message` (EOA, ERC-1271 or ERC-6492)" }),
+    signature: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .openapi({ description: "Signature of `message` (EOA, ERC-1271 or ERC-6492)" }),
     nonce: z.string().min(1).max(100),
   })
   .openapi("VerifyRequest", {
@@ -58,31 +65,21 @@ const VerifyResponse = z
     },
   });
 
-export const nonceRoute = createRoute({
-  operationId: "issueNonce",
-  method: "post",
-  path: "/auth/nonce",
-  tags: ["Auth"],
+export const nonceRoute = route.open("post", "/auth/nonce", "issueNonce", {
   summary: "Start a wallet sign-in: a single-use nonce and the message to sign",
-  request: { body: { content: { "application/json": { schema: NonceRequest } }, required: true } },
+  request: { body: jsonBody(NonceRequest) },
   responses: {
     200: jsonContent(NonceResponse, "Nonce issued"),
     400: errorResponse("Missing or malformed wallet address"),
-    429: errorResponse("Rate limited"),
   },
 });
 
-export const verifyRoute = createRoute({
-  operationId: "verify",
-  method: "post",
-  path: "/auth/verify",
-  tags: ["Auth"],
+export const verifyRoute = route.open("post", "/auth/verify", "verify", {
   summary: "Finish a wallet sign-in: a session token valid 24 hours",
-  request: { body: { content: { "application/json": { schema: VerifyRequest } }, required: true } },
+  request: { body: jsonBody(VerifyRequest) },
   responses: {
     200: jsonContent(VerifyResponse, "Signed in"),
     400: errorResponse("Missing or malformed fields"),
     401: errorResponse("Unknown, used, expired or foreign nonce, or a signature that does not match"),
-    429: errorResponse("Rate limited"),
   },
 });

@@ -1,7 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { walletAuth } from "../../middleware";
-import { errorResponse, jsonContent } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
 import { CHAT_MODES } from "../../services/assistant/classifier";
+import { chatRoutes } from "../kinds";
+
+const route = chatRoutes(["Chat"]);
 
 export const MESSAGE_MAX = 4_000;
 
@@ -73,41 +75,22 @@ const History = z
     },
   });
 
-const security = [{ walletSession: [] }];
+const sessionNotFound = errorResponse("Unknown or expired session, or another wallet's");
 
-export const chatRoute = createRoute({
-  operationId: "chat",
-  middleware: [walletAuth] as const,
-  method: "post",
-  path: "/chat",
-  tags: ["Chat"],
+export const chatRoute = route.wallet("post", "/chat", "chat", {
   summary: "Ask the assistant; the server picks the mode (rag, subnet-creation, minting, emissions)",
-  security,
-  request: { body: { content: { "application/json": { schema: ChatRequest } }, required: true } },
+  request: { body: jsonBody(ChatRequest) },
   responses: {
     200: jsonContent(ChatResponse, "The assistant's reply"),
     400: errorResponse("Missing, empty or too long message, or a malformed sessionId"),
-    401: errorResponse("Missing, expired or invalid session token"),
-    404: errorResponse("Unknown or expired session, or another wallet's"),
-    429: errorResponse("Rate limited"),
+    404: sessionNotFound,
   },
 });
 
-export const historyRoute = createRoute({
-  operationId: "history",
-  middleware: [walletAuth] as const,
-  method: "get",
-  path: "/chat/{sessionId}/history",
-  tags: ["Chat"],
+export const historyRoute = route.wallet("get", "/chat/{sessionId}/history", "history", {
   summary: "A session's messages, readable only by the wallet that created it",
-  security,
   request: {
     params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" }, format: "uuid" }) }),
   },
-  responses: {
-    200: jsonContent(History, "The session's messages, oldest first"),
-    401: errorResponse("Missing, expired or invalid session token"),
-    404: errorResponse("Unknown or expired session, or another wallet's"),
-    429: errorResponse("Rate limited"),
-  },
+  responses: { 200: jsonContent(History, "The session's messages, oldest first"), 404: sessionNotFound },
 });

@@ -1,7 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { walletAuth } from "../../middleware";
+import { z } from "@hono/zod-openapi";
 import { errorResponse, jsonContent } from "../../../http/openapi";
+import { chatRoutes } from "../kinds";
+
+const route = chatRoutes(["Emissions"]);
 
 const PodIdParam = z.object({
   podId: z.string().openapi({ param: { name: "podId", in: "path" }, description: "On-chain token id", example: "1" }),
@@ -75,43 +76,27 @@ const ClaimResponse = z
     },
   });
 
-const security = [{ walletSession: [] }];
+const noSuchToken = errorResponse("No such token on-chain");
 
-export const checkRoute = createRoute({
-  operationId: "checkEmissions",
-  middleware: [walletAuth, chainReady] as const,
-  method: "get",
-  path: "/pods/{podId}/emissions",
-  tags: ["Emissions"],
+export const checkRoute = route.walletIndexed("get", "/pods/{podId}/emissions", "checkEmissions", {
   summary: "The pod owner's emissions per epoch (at most 50 epochs per call)",
-  security,
   request: { params: PodIdParam, query: FromEpochQuery },
   responses: {
     200: jsonContent(EmissionsResponse, "Emissions of the scanned epochs"),
     400: errorResponse("Invalid podId or fromEpoch"),
-    401: errorResponse("Missing, expired or invalid session token"),
-    404: errorResponse("No such token on-chain"),
-    429: errorResponse("Rate limited"),
+    404: noSuchToken,
     503: errorResponse("Chain or indexer unavailable"),
   },
 });
 
-export const claimRoute = createRoute({
-  operationId: "claimEmissions",
-  middleware: [walletAuth, chainReady] as const,
-  method: "post",
-  path: "/pods/{podId}/emissions/claim",
-  tags: ["Emissions"],
+export const claimRoute = route.walletIndexed("post", "/pods/{podId}/emissions/claim", "claimEmissions", {
   summary: "Claim the pod owner's emissions: one transaction per unclaimed epoch (at most 50 epochs per call)",
-  security,
   request: { params: PodIdParam, query: FromEpochQuery },
   responses: {
     200: jsonContent(ClaimResponse, "Claims sent and confirmed"),
     400: errorResponse("Invalid podId or fromEpoch, or nothing to claim"),
-    401: errorResponse("Missing, expired or invalid session token"),
     403: errorResponse("The caller does not own the pod"),
-    404: errorResponse("No such token on-chain"),
-    429: errorResponse("Rate limited"),
+    404: noSuchToken,
     503: errorResponse("Chain, server wallet or indexer unavailable"),
   },
 });

@@ -1,8 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { walletAuth } from "../../middleware";
-import { errorResponse, jsonContent } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
 import { TITLE_MAX } from "../../services/post-metadata";
+import { chatRoutes } from "../kinds";
+
+const route = chatRoutes(["Pods"]);
 
 const MINT_TX_EXAMPLE = `0x${"cd".repeat(32)}`;
 
@@ -82,39 +83,18 @@ const PodList = z
   .object({ pods: z.array(PodEntry), count: z.number().int().openapi({ example: 1 }) })
   .openapi("ChatPodList");
 
-const security = [{ walletSession: [] }];
-
-export const mintRoute = createRoute({
-  operationId: "mintPodFromPost",
-  middleware: [walletAuth, chainReady] as const,
-  method: "post",
-  path: "/pods/mint",
-  tags: ["Pods"],
+export const mintRoute = route.walletIndexed("post", "/pods/mint", "mintPodFromPost", {
   summary: "Mint a pod from a social post; the server's wallet sends the transaction and the pod is the caller's",
-  security,
-  request: { body: { content: { "application/json": { schema: MintRequest } }, required: true } },
+  request: { body: jsonBody(MintRequest) },
   responses: {
     200: jsonContent(MintResponse, "Minted (podId null while confirming)"),
     400: errorResponse("Invalid tweetUrl, unknown datanet, post not found, or the post failed the quality check"),
-    401: errorResponse("Missing, expired or invalid session token"),
-    429: errorResponse("Rate limited"),
     502: errorResponse("The post source could not be reached"),
     503: errorResponse("Chain, server wallet or indexer unavailable"),
   },
 });
 
-export const listPodsRoute = createRoute({
-  operationId: "listWalletPods",
-  middleware: [walletAuth, chainReady] as const,
-  method: "get",
-  path: "/pods",
-  tags: ["Pods"],
+export const listPodsRoute = route.walletIndexed("get", "/pods", "listWalletPods", {
   summary: "The pods the caller's wallet owns, from indexed chain state",
-  security,
-  responses: {
-    200: jsonContent(PodList, "The wallet's pods"),
-    401: errorResponse("Missing, expired or invalid session token"),
-    429: errorResponse("Rate limited"),
-    503: errorResponse("Indexer not ready"),
-  },
+  responses: { 200: jsonContent(PodList, "The wallet's pods") },
 });

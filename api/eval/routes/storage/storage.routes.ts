@@ -1,5 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { errorResponse, jsonContent } from "../../../http/openapi";
+import { evalRoutes } from "../kinds";
+
+/** The built-in store's signed URLs: the signature is the capability. */
+const route = evalRoutes(["Attachments"]);
+const signatureRefused = { 403: errorResponse("Invalid or expired signature") };
 
 const KEY_EXAMPLE = "att_0123456789abcdef0123456789abcdef";
 
@@ -14,15 +19,17 @@ const AttachmentBytes = z.string().openapi({
 });
 
 const SignedQuery = z.object({
-  expires: z.string().optional().openapi({ param: { name: "expires", in: "query" }, description: "Unix seconds" }),
-  signature: z.string().optional().openapi({ param: { name: "signature", in: "query" } }),
+  expires: z
+    .string()
+    .optional()
+    .openapi({ param: { name: "expires", in: "query" }, description: "Unix seconds" }),
+  signature: z
+    .string()
+    .optional()
+    .openapi({ param: { name: "signature", in: "query" } }),
 });
 
-export const localUploadRoute = createRoute({
-  operationId: "uploadAttachmentBytes",
-  method: "put",
-  path: "/storage/uploads/{key}",
-  tags: ["Attachments"],
+export const localUploadRoute = route.open("put", "/storage/uploads/{key}", "uploadAttachmentBytes", {
   summary: "Upload URL of the built-in store (signed; PUT only)",
   description:
     "The `uploadUrl` handed out by POST /agents/eval-requests/attachments when the local store is in use. " +
@@ -38,28 +45,30 @@ export const localUploadRoute = createRoute({
       z.object({ key: z.string(), size: z.number().int() }).openapi({ example: { key: KEY_EXAMPLE, size: 48_213 } }),
       "Stored",
     ),
-    403: errorResponse("Invalid or expired signature"),
+    ...signatureRefused,
     405: errorResponse("Any method but PUT"),
     413: errorResponse("Larger than 2 MB"),
   },
 });
 
-export const localDownloadRoute = createRoute({
-  operationId: "downloadAttachmentBytes",
-  method: "get",
-  path: "/storage/downloads/{key}",
-  tags: ["Attachments"],
+export const localDownloadRoute = route.open("get", "/storage/downloads/{key}", "downloadAttachmentBytes", {
   summary: "Download URL of the built-in store (signed; GET only)",
   request: {
     params: KeyParams,
     query: SignedQuery.extend({
-      contentType: z.string().optional().openapi({ param: { name: "contentType", in: "query" } }),
-      filename: z.string().optional().openapi({ param: { name: "filename", in: "query" } }),
+      contentType: z
+        .string()
+        .optional()
+        .openapi({ param: { name: "contentType", in: "query" } }),
+      filename: z
+        .string()
+        .optional()
+        .openapi({ param: { name: "filename", in: "query" } }),
     }),
   },
   responses: {
     200: { description: "The attachment bytes", content: { "application/octet-stream": { schema: AttachmentBytes } } },
-    403: errorResponse("Invalid or expired signature"),
+    ...signatureRefused,
     404: errorResponse("No such attachment"),
   },
 });

@@ -1,9 +1,7 @@
 /** Agent routes (spec §4.5): registration, wallet binding, profile, datanets, pods, archive, votes. */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { agentAuth } from "../../middleware";
-import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
-import { AGENT_BEARER_SECURITY, AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
+import { z } from "@hono/zod-openapi";
+import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
+import { AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
 import {
   AddressSchema,
   OptionalHttpUrlSchema,
@@ -14,13 +12,9 @@ import {
   TxHashSchema,
 } from "../../schemas/drafts";
 import { EXAMPLE } from "../../schemas/examples";
+import { platformRoutes } from "../kinds";
 
-const tags = ["Agents"];
-
-const agentErrors = {
-  401: errorResponse("Missing or unknown agent credential"),
-  403: errorResponse("The path's agentId is not the caller's own"),
-};
+const route = platformRoutes(["Agents"]);
 
 export const AgentPodParamsSchema = z.object({
   agentId: AgentParamsSchema.shape.agentId,
@@ -37,7 +31,10 @@ export const AGENT_DESCRIPTION_MAX = 1_000;
 const name = z.string().trim().min(1).max(AGENT_NAME_MAX);
 
 /** `isOrquestra` (the live clients' field) is `isOrchestrator`; the spec's name wins when both are sent. */
-function withOrchestratorAlias<T extends { isOrchestrator?: boolean; isOrquestra?: boolean }>({ isOrquestra, ...body }: T) {
+function withOrchestratorAlias<T extends { isOrchestrator?: boolean; isOrquestra?: boolean }>({
+  isOrquestra,
+  ...body
+}: T) {
   return { ...body, isOrchestrator: body.isOrchestrator ?? isOrquestra };
 }
 const description = z.string().trim().max(AGENT_DESCRIPTION_MAX);
@@ -46,14 +43,18 @@ const EXAMPLE_WALLET = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const EXAMPLE_NONCE = "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42";
 const EXAMPLE_SIGNATURE = `0x${"5a".repeat(65)}`;
 
-const WalletAddressSchema = AddressSchema.openapi({ description: "The wallet (any case; answered lower case)", example: EXAMPLE_WALLET });
+const WalletAddressSchema = AddressSchema.openapi({
+  description: "The wallet (any case; answered lower case)",
+  example: EXAMPLE_WALLET,
+});
 const NonceSchema = z
   .string()
   .min(1)
   .max(100)
   .openapi({ description: "The nonce from POST /agents/wallet-nonce", example: EXAMPLE_NONCE });
 const SignatureSchema = z.string().min(1).max(20_000).openapi({
-  description: "The wallet's signature of the nonce's `message` (EIP-191 personal_sign; ERC-1271 and ERC-6492 smart wallets too)",
+  description:
+    "The wallet's signature of the nonce's `message` (EIP-191 personal_sign; ERC-1271 and ERC-6492 smart wallets too)",
   example: EXAMPLE_SIGNATURE,
 });
 
@@ -63,25 +64,35 @@ export const RegisterAgentBodySchema = z
     description,
     thumbnailURL: OptionalHttpUrlSchema,
     isOrchestrator: z.boolean().optional(),
-    isOrquestra: z.boolean().optional().openapi({ description: "The live platform's name of isOrchestrator (accepted as an alias)" }),
+    isOrquestra: z
+      .boolean()
+      .optional()
+      .openapi({ description: "The live platform's name of isOrchestrator (accepted as an alias)" }),
     walletAddress: WalletAddressSchema.optional().openapi({
       description: "A wallet the user controls for the agent to act for; needs `nonce` and `signature`",
     }),
     nonce: NonceSchema.optional(),
     signature: SignatureSchema.optional(),
     createWallet: z.boolean().optional().openapi({
-      description: "Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored)",
+      description:
+        "Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored)",
     }),
   })
   .superRefine((body, ctx) => {
     const proof = body.nonce !== undefined || body.signature !== undefined;
     if (body.walletAddress !== undefined && (body.nonce === undefined || body.signature === undefined)) {
-      ctx.addIssue({ code: "custom", message: "walletAddress needs nonce and signature (see POST /agents/wallet-nonce)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "walletAddress needs nonce and signature (see POST /agents/wallet-nonce)",
+      });
     } else if (body.walletAddress === undefined && proof) {
       ctx.addIssue({ code: "custom", message: "nonce and signature go with walletAddress" });
     }
     if (body.walletAddress !== undefined && body.createWallet === true) {
-      ctx.addIssue({ code: "custom", message: "Send either walletAddress (with nonce and signature) or createWallet, not both" });
+      ctx.addIssue({
+        code: "custom",
+        message: "Send either walletAddress (with nonce and signature) or createWallet, not both",
+      });
     }
   })
   .transform(withOrchestratorAlias)
@@ -130,7 +141,8 @@ export const WalletNonceBodySchema = z
     walletAddress: WalletAddressSchema,
     agentId: z.string().max(100).optional().openapi({
       format: "uuid",
-      description: "To bind the wallet to this existing agent (POST /agents/{agentId}/wallet); omit to register a new agent with it",
+      description:
+        "To bind the wallet to this existing agent (POST /agents/{agentId}/wallet); omit to register a new agent with it",
     }),
   })
   .openapi("AgentWalletNonceBody", { example: { walletAddress: EXAMPLE_WALLET } });
@@ -160,7 +172,9 @@ export const WalletNonceSchema = z
 
 export const BindAgentWalletBodySchema = z
   .object({ walletAddress: WalletAddressSchema, nonce: NonceSchema, signature: SignatureSchema })
-  .openapi("BindAgentWalletBody", { example: { walletAddress: EXAMPLE_WALLET, nonce: EXAMPLE_NONCE, signature: EXAMPLE_SIGNATURE } });
+  .openapi("BindAgentWalletBody", {
+    example: { walletAddress: EXAMPLE_WALLET, nonce: EXAMPLE_NONCE, signature: EXAMPLE_SIGNATURE },
+  });
 
 export const AgentWalletSchema = z
   .object({
@@ -175,7 +189,10 @@ export const UpdateAgentBodySchema = z
     description: description.optional(),
     thumbnailURL: OptionalHttpUrlSchema.openapi({ description: "null clears it" }),
     isOrchestrator: z.boolean().optional(),
-    isOrquestra: z.boolean().optional().openapi({ description: "The live platform's name of isOrchestrator (accepted as an alias)" }),
+    isOrquestra: z
+      .boolean()
+      .optional()
+      .openapi({ description: "The live platform's name of isOrchestrator (accepted as an alias)" }),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), "Body must contain at least one field")
   .transform(withOrchestratorAlias)
@@ -204,31 +221,34 @@ export const AgentSubnetBodySchema = SubnetDraftBodySchema.extend({
 }).openapi("AgentSubnetBody", { example: { ...SUBNET_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
 export const AgentPodBodySchema = PodDraftBodySchema.extend({
-  txHash: TxHashSchema.openapi({ description: "The mint transaction, sent by the agent's bound wallet (pod minted to it)" }),
+  txHash: TxHashSchema.openapi({
+    description: "The mint transaction, sent by the agent's bound wallet (pod minted to it)",
+  }),
 }).openapi("AgentPodBody", { example: { ...POD_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+/** 201 with the id of the record, under `key`. */
+const createdId = <K extends string>(key: K, example: string, description: string) =>
+  jsonContent(
+    dataEnvelope(z.object({ [key]: z.string().openapi({ example }) } as Record<K, z.ZodString>)),
+    description,
+  );
 
-export const registerAgentRoute = createRoute({
-  operationId: "registerAgent",
-  method: "post",
-  path: "/agents/register",
-  tags,
-  summary: "Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet",
-  request: { body: json(RegisterAgentBodySchema) },
+/** 400 of a body or a wallet proof that does not hold. */
+const proofRefused = errorResponse("Invalid body, or a wallet proof that does not hold (the message says why)");
+
+export const registerAgentRoute = route.open("post", "/agents/register", "registerAgent", {
+  summary:
+    "Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet",
+  request: { body: jsonBody(RegisterAgentBodySchema) },
   responses: {
     200: jsonContent(dataEnvelope(RegisteredAgentSchema), "The new agent, with its credential (shown once)"),
-    400: errorResponse("Invalid body, or a wallet proof that does not hold (the message says why)"),
+    400: proofRefused,
   },
 });
 
-export const createAgentWalletNonceRoute = createRoute({
-  operationId: "createAgentWalletNonce",
-  method: "post",
-  path: "/agents/wallet-nonce",
-  tags,
+export const createAgentWalletNonceRoute = route.open("post", "/agents/wallet-nonce", "createAgentWalletNonce", {
   summary: "A single-use nonce and the message a wallet signs to be bound to a new agent (register) or to agentId",
-  request: { body: json(WalletNonceBodySchema) },
+  request: { body: jsonBody(WalletNonceBodySchema) },
   responses: {
     200: jsonContent(dataEnvelope(WalletNonceSchema), "The nonce (valid 5 minutes) and the message to sign"),
     400: errorResponse("Invalid body"),
@@ -236,120 +256,61 @@ export const createAgentWalletNonceRoute = createRoute({
   },
 });
 
-export const bindAgentWalletRoute = createRoute({
-  operationId: "bindAgentWallet",
-  middleware: [agentAuth] as const,
-  method: "post",
-  path: "/agents/{agentId}/wallet",
-  tags,
-  summary: "Bind a wallet the user controls to the agent (replacing its wallet): agent routes then accept its transactions",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentParamsSchema, body: json(BindAgentWalletBodySchema) },
-  responses: {
-    200: jsonContent(dataEnvelope(AgentWalletSchema), "Bound"),
-    400: errorResponse("Invalid body, or a wallet proof that does not hold (the message says why)"),
-    ...agentErrors,
-  },
+export const bindAgentWalletRoute = route.agent("post", "/agents/{agentId}/wallet", "bindAgentWallet", {
+  summary:
+    "Bind a wallet the user controls to the agent (replacing its wallet): agent routes then accept its transactions",
+  request: { params: AgentParamsSchema, body: jsonBody(BindAgentWalletBodySchema) },
+  responses: { 200: jsonContent(dataEnvelope(AgentWalletSchema), "Bound"), 400: proofRefused },
 });
 
-export const updateAgentRoute = createRoute({
-  operationId: "updateAgent",
-  middleware: [agentAuth] as const,
-  method: "patch",
-  path: "/agents/{agentId}",
-  tags,
+export const updateAgentRoute = route.agent("patch", "/agents/{agentId}", "updateAgent", {
   summary: "Update the caller's profile",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentParamsSchema, body: json(UpdateAgentBodySchema) },
-  responses: {
-    200: jsonContent(dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.agentId }) })), "Updated"),
-    400: errorResponse("Invalid body"),
-    ...agentErrors,
-  },
+  request: { params: AgentParamsSchema, body: jsonBody(UpdateAgentBodySchema) },
+  responses: { 200: createdId("id", EXAMPLE.agentId, "Updated"), 400: errorResponse("Invalid body") },
 });
 
-export const listAgentSubnetsRoute = createRoute({
-  operationId: "listAgentSubnets",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/agents/subnets",
-  tags,
+export const listAgentSubnetsRoute = route.indexed("get", "/agents/subnets", "listAgentSubnets", {
   summary: "Every public datanet (published and indexed), oldest first",
-  responses: {
-    200: jsonContent(dataEnvelope(z.object({ subnets: z.array(SubnetSummarySchema) })), "The datanets"),
-    503: errorResponse("Indexer not ready"),
-  },
+  responses: { 200: jsonContent(dataEnvelope(z.object({ subnets: z.array(SubnetSummarySchema) })), "The datanets") },
 });
 
-export const createAgentSubnetRoute = createRoute({
-  operationId: "createAgentSubnet",
-  middleware: [agentAuth] as const,
-  method: "post",
-  path: "/agents/{agentId}/subnets",
-  tags,
+export const createAgentSubnetRoute = route.agent("post", "/agents/{agentId}/subnets", "createAgentSubnet", {
   summary: "Record a datanet the agent's wallet published, with its metadata",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentParamsSchema, body: json(AgentSubnetBodySchema) },
+  request: { params: AgentParamsSchema, body: jsonBody(AgentSubnetBodySchema) },
   responses: {
-    201: jsonContent(
-      dataEnvelope(z.object({ subnetId: z.string().openapi({ example: EXAMPLE.subnetId }) })),
-      "Datanet recorded",
-    ),
+    201: createdId("subnetId", EXAMPLE.subnetId, "Datanet recorded"),
     400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the publication"),
-    ...agentErrors,
     503: errorResponse("Chain unavailable"),
   },
 });
 
-export const createAgentPodRoute = createRoute({
-  operationId: "createAgentPod",
-  middleware: [agentAuth] as const,
-  method: "post",
-  path: "/agents/{agentId}/pods",
-  tags,
+export const createAgentPodRoute = route.agent("post", "/agents/{agentId}/pods", "createAgentPod", {
   summary: "Record a pod the agent's wallet minted, with its metadata",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentParamsSchema, body: json(AgentPodBodySchema) },
+  request: { params: AgentParamsSchema, body: jsonBody(AgentPodBodySchema) },
   responses: {
-    201: jsonContent(dataEnvelope(z.object({ podId: z.string().openapi({ example: EXAMPLE.podId }) })), "Pod recorded"),
+    201: createdId("podId", EXAMPLE.podId, "Pod recorded"),
     400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove the mint"),
-    ...agentErrors,
     503: errorResponse("Chain unavailable"),
   },
 });
 
-export const archiveAgentPodRoute = createRoute({
-  operationId: "archiveAgentPod",
-  middleware: [agentAuth] as const,
-  method: "patch",
-  path: "/agents/{agentId}/pods/{podId}/archive",
-  tags,
+export const archiveAgentPodRoute = route.agent("patch", "/agents/{agentId}/pods/{podId}/archive", "archiveAgentPod", {
   summary: "Archive a pod the agent created (hidden from public lists; idempotent)",
-  security: AGENT_BEARER_SECURITY,
   request: { params: AgentPodParamsSchema },
   responses: {
-    200: jsonContent(dataEnvelope(z.object({ podId: z.string().openapi({ example: EXAMPLE.podId }) })), "Archived"),
-    ...agentErrors,
+    200: createdId("podId", EXAMPLE.podId, "Archived"),
     404: errorResponse("No such pod of this agent"),
   },
 });
 
-export const agentVoteRoute = createRoute({
-  operationId: "agentVote",
-  middleware: [agentAuth] as const,
-  method: "post",
-  path: "/agents/{agentId}/pods/{podId}/votes",
-  tags,
+export const agentVoteRoute = route.agent("post", "/agents/{agentId}/pods/{podId}/votes", "agentVote", {
   summary: "Record a confirmed vote of the agent's wallet (values taken from the Voted event)",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentPodParamsSchema, body: json(TxHashBodySchema) },
+  request: { params: AgentPodParamsSchema, body: jsonBody(TxHashBodySchema) },
   responses: {
-    200: jsonContent(
-      dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.voteId }) })),
-      "Vote recorded; `id` is the public vote id",
+    200: createdId("id", EXAMPLE.voteId, "Vote recorded; `id` is the public vote id"),
+    400: errorResponse(
+      "Invalid body, an agent without a wallet, or a txHash that does not prove a vote of the agent's wallet on this pod",
     ),
-    400: errorResponse("Invalid body, an agent without a wallet, or a txHash that does not prove a vote of the agent's wallet on this pod"),
-    ...agentErrors,
     404: errorResponse("Pod not found"),
     503: errorResponse("Chain unavailable"),
   },

@@ -1,8 +1,9 @@
 /** Comments on pods (spec §4.4): cookie auth; the pod is a public pod (minted, with metadata, not archived). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { chainReady } from "../../../http/middleware";
+import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
+import { routeKind } from "../../../http/route";
 import { userAuth } from "../../middleware";
-import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { IDP_COOKIE_SECURITY } from "../../schemas/common";
 import { PodIdParamsSchema } from "../../schemas/engagement";
 import { EXAMPLE } from "../../schemas/examples";
@@ -36,42 +37,31 @@ export const CreateCommentBodySchema = z
   })
   .openapi("CreateCommentBody", { example: { podId: EXAMPLE.podId, comment: "Useful for the 2026 report" } });
 
-export const listCommentsRoute = createRoute({
-  operationId: "listComments",
-  middleware: [userAuth, chainReady] as const,
-  method: "get",
-  path: "/pods/{podId}/comments",
+/** The engagement cookie routes that read chain tables; their documents name no 503. */
+const route = routeKind({
   tags: ["Engagement"],
-  summary: "A pod's comments, oldest first",
+  middleware: [userAuth, chainReady],
   security: IDP_COOKIE_SECURITY,
+  responses: { 401: errorResponse("Missing or invalid cookie"), 404: errorResponse("Pod not found") },
+});
+
+export const listCommentsRoute = route("get", "/pods/{podId}/comments", "listComments", {
+  summary: "A pod's comments, oldest first",
   request: { params: PodIdParamsSchema },
   responses: {
     200: jsonContent(dataEnvelope(z.object({ comments: z.array(CommentSchema) })), "The comments"),
     400: errorResponse("Invalid input"),
-    401: errorResponse("Missing or invalid cookie"),
-    404: errorResponse("Pod not found"),
   },
 });
 
-export const createCommentRoute = createRoute({
-  operationId: "createComment",
-  middleware: [userAuth, chainReady] as const,
-  method: "post",
-  path: "/pods/{podId}/comments",
-  tags: ["Engagement"],
+export const createCommentRoute = route("post", "/pods/{podId}/comments", "createComment", {
   summary: "Comment on a pod",
-  security: IDP_COOKIE_SECURITY,
-  request: {
-    params: PodIdParamsSchema,
-    body: { content: { "application/json": { schema: CreateCommentBodySchema } }, required: true },
-  },
+  request: { params: PodIdParamsSchema, body: jsonBody(CreateCommentBodySchema) },
   responses: {
     201: jsonContent(
       dataEnvelope(z.object({ id: z.string().openapi({ example: COMMENT_ID_EXAMPLE }) })),
       "Comment stored",
     ),
     400: errorResponse("Invalid body, or podId differs from the path"),
-    401: errorResponse("Missing or invalid cookie"),
-    404: errorResponse("Pod not found"),
   },
 });

@@ -1,12 +1,11 @@
 /** The dataset download (spec §4.5). */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { agentAuth } from "../../middleware";
+import { z } from "@hono/zod-openapi";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
 import { PublicPodSchema } from "../../presenters/pod";
 import { SubnetIdParamsSchema } from "../../schemas/engagement";
-import { AGENT_BEARER_SECURITY, AgentParamsSchema } from "../../schemas/common";
+import { AgentParamsSchema } from "../../schemas/common";
 import { EXAMPLE } from "../../schemas/examples";
+import { platformRoutes } from "../kinds";
 
 const dateTime = z.string().openapi({ format: "date-time" });
 
@@ -95,23 +94,20 @@ export const DatasetSchema = z
   })
   .openapi("Dataset");
 
-export const getDatasetRoute = createRoute({
-  operationId: "getDataset",
-  middleware: [agentAuth, chainReady] as const,
-  method: "get",
-  path: "/agents/{agentId}/subnets/{subnetId}/datasets",
-  tags: ["Agents"],
-  summary: "Download a datanet's dataset (requires a VERIFIED, unexpired subscription order)",
-  security: AGENT_BEARER_SECURITY,
-  request: { params: AgentParamsSchema.extend(SubnetIdParamsSchema.shape) },
-  responses: {
-    200: jsonContent(dataEnvelope(DatasetSchema), "The dataset; each array holds at most DATASET_MAX_ITEMS entries"),
-    401: errorResponse("Missing or unknown agent credential"),
-    403: errorResponse("Not the caller's own agentId, or `Subscription required`"),
-    404: errorResponse("Datanet not found"),
-    409: errorResponse(
-      "`Payment not indexed yet; retry shortly` (with Retry-After): the order's payment is not in the indexed chain state yet",
-    ),
-    503: errorResponse("Indexer not ready"),
+export const getDatasetRoute = platformRoutes(["Agents"]).agentIndexed(
+  "get",
+  "/agents/{agentId}/subnets/{subnetId}/datasets",
+  "getDataset",
+  {
+    summary: "Download a datanet's dataset (requires a VERIFIED, unexpired subscription order)",
+    request: { params: AgentParamsSchema.extend(SubnetIdParamsSchema.shape) },
+    responses: {
+      200: jsonContent(dataEnvelope(DatasetSchema), "The dataset; each array holds at most DATASET_MAX_ITEMS entries"),
+      403: errorResponse("Not the caller's own agentId, or `Subscription required`"),
+      404: errorResponse("Datanet not found"),
+      409: errorResponse(
+        "`Payment not indexed yet; retry shortly` (with Retry-After): the order's payment is not in the indexed chain state yet",
+      ),
+    },
   },
-});
+);

@@ -1,10 +1,9 @@
 /** Feedback stored alongside a vote (spec §4.4). */
-import { createRoute, z } from "@hono/zod-openapi";
-import { userAuth } from "../../middleware";
-import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
-import { IDP_COOKIE_SECURITY } from "../../schemas/common";
+import { z } from "@hono/zod-openapi";
+import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
 import { EpochSchema, FeedbackPodParamsSchema } from "../../schemas/engagement";
 import { EXAMPLE } from "../../schemas/examples";
+import { engagementRoutes } from "../kinds";
 
 export const FEEDBACK_MAX_LENGTH = 5_000;
 
@@ -36,25 +35,15 @@ export const FeedbackBodySchema = z
     },
   });
 
-export const createFeedbackRoute = createRoute({
-  operationId: "createFeedback",
-  middleware: [userAuth] as const,
-  method: "post",
-  path: "/feedback/pods/{id}",
-  tags: ["Engagement"],
+export const createFeedbackRoute = engagementRoutes.user("post", "/feedback/pods/{id}", "createFeedback", {
   summary: "Store written feedback with the caller wallet's vote on a pod in an epoch",
-  security: IDP_COOKIE_SECURITY,
-  request: {
-    params: FeedbackPodParamsSchema,
-    body: { content: { "application/json": { schema: FeedbackBodySchema } }, required: true },
-  },
+  request: { params: FeedbackPodParamsSchema, body: jsonBody(FeedbackBodySchema) },
   responses: {
     201: jsonContent(
       dataEnvelope(z.object({ id: z.string().openapi({ example: "c4d5e6f7-0a1b-4c2d-9e3f-4a5b6c7d8e9f" }) })),
       "Feedback stored",
     ),
     400: errorResponse("Invalid body, no wallet, or no matching vote of the caller's wallet"),
-    401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),
     409: errorResponse(
       "Feedback already stored for this vote; or the caller reported a vote the indexer does not have yet (`Vote not indexed yet; retry shortly`, with Retry-After)",

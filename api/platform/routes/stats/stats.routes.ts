@@ -1,10 +1,9 @@
 /** Stats routes (spec §4.1). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { chainReady } from "../../../http/middleware";
 import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { routeKind } from "../../../http/route";
 import { EXAMPLE } from "../../schemas/examples";
-
-const tags = ["Stats"];
 const dateTime = z.string().openapi({ format: "date-time" });
 
 export const STATS_KEY_SECURITY = [{ statsKey: [] }];
@@ -30,7 +29,9 @@ export const NetworkStatsSchema = z
     totalCoreLocked: z.number(),
     totalUsers: z.number().int().openapi({ description: "Platform users plus lock holders not linked to one" }),
     totalLocks: z.number().int().openapi({ description: "Open (not withdrawn) locks" }),
-    averageLockedPerUser: z.number().openapi({ description: "totalCoreLocked / distinct wallets holding an open lock" }),
+    averageLockedPerUser: z
+      .number()
+      .openapi({ description: "totalCoreLocked / distinct wallets holding an open lock" }),
     activeSubnetIds: z.array(z.object({ id: z.string() })),
   })
   .openapi("NetworkStats", {
@@ -67,7 +68,10 @@ export const SubnetStatsSchema = z
     emissionsPerEpochPrimaryToken: z.number(),
     primaryTokenSymbol: z.string(),
     activePodCount: z.number().int().openapi({ description: "Pods valid for curation in the current epoch" }),
-    userAccessCount: z.number().int().openapi({ description: "Wallets that hold bought access (the owner not counted)" }),
+    userAccessCount: z
+      .number()
+      .int()
+      .openapi({ description: "Wallets that hold bought access (the owner not counted)" }),
     coreSeedsBySubnetOwnerAmount: z.number(),
     publishingFeeCORE: z.number(),
     estimatedTotalPublishingFeeCollectedUSD: z.number(),
@@ -96,42 +100,37 @@ export const SubnetStatsSchema = z
     },
   });
 
-const statsResponses = {
-  200: jsonContent(dataEnvelope(NetworkStatsSchema), "Network statistics"),
+/**
+ * The stats routes read chain tables and a price feed; the stats key (`statsKeyAuth`) is mounted on
+ * the `/stats/*` prefix, so the kind names only its `security`.
+ */
+const statsErrors = {
   429: errorResponse("Rate limit exceeded"),
   503: errorResponse("Indexer not ready, or price feed unavailable"),
 };
+const route = routeKind({ tags: ["Stats"], middleware: [chainReady], responses: statsErrors });
+const keyed = routeKind({
+  tags: ["Stats"],
+  middleware: [chainReady],
+  security: STATS_KEY_SECURITY,
+  responses: { 401: errorResponse("Missing or unknown stats key"), ...statsErrors },
+});
 
-export const publicStatsRoute = createRoute({
-  operationId: "publicStats",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/stats",
-  tags,
+const networkStats = jsonContent(dataEnvelope(NetworkStatsSchema), "Network statistics");
+
+export const publicStatsRoute = route("get", "/stats", "publicStats", {
   summary: "Network statistics (public)",
   description: "Public at present: the stats key protects only paths below /stats/.",
-  responses: statsResponses,
+  responses: { 200: networkStats },
 });
 
-export const statsSummaryRoute = createRoute({
-  operationId: "statsSummary",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/stats/summary",
-  tags,
+export const statsSummaryRoute = keyed("get", "/stats/summary", "statsSummary", {
   summary: "Network statistics (stats key)",
-  security: STATS_KEY_SECURITY,
-  responses: { ...statsResponses, 401: errorResponse("Missing or unknown stats key") },
+  responses: { 200: networkStats },
 });
 
-export const subnetStatsRoute = createRoute({
-  operationId: "subnetStats",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/stats/subnets/{id}",
-  tags,
+export const subnetStatsRoute = keyed("get", "/stats/subnets/{id}", "subnetStats", {
   summary: "Statistics of a published datanet (stats key)",
-  security: STATS_KEY_SECURITY,
   request: {
     params: z.object({
       id: z.string().openapi({ param: { name: "id", in: "path" }, description: "The datanet's id (or its tokenId)" }),
@@ -139,9 +138,6 @@ export const subnetStatsRoute = createRoute({
   },
   responses: {
     200: jsonContent(dataEnvelope(SubnetStatsSchema), "Datanet statistics"),
-    401: errorResponse("Missing or unknown stats key"),
     404: errorResponse("Unknown or unpublished datanet"),
-    429: errorResponse("Rate limit exceeded"),
-    503: errorResponse("Indexer not ready, or price feed unavailable"),
   },
 });

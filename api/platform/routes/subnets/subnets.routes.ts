@@ -1,15 +1,14 @@
 /** Datanet routes (spec §4.3): definitions whose zod schemas validate requests and generate the OpenAPI document. */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { userAuth } from "../../middleware";
-import { commonErrors, dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { commonErrors, dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
 import { SubnetSchema } from "../../presenters/subnet";
-import { CreatedIdSchema, IDP_COOKIE_SECURITY, PageQuerySchema, PaginationSchema, SuccessSchema } from "../../schemas/common";
+import { CreatedIdSchema, PageQuerySchema, PaginationSchema, SuccessSchema } from "../../schemas/common";
 import { SubnetDraftBodySchema, TxHashSchema } from "../../schemas/drafts";
 import { EXAMPLE } from "../../schemas/examples";
 import { SUBNET_SETTERS, type SubnetSetter } from "../../services/subnet-drafts";
+import { platformRoutes } from "../kinds";
 
-const tags = ["Datanets"];
+const route = platformRoutes(["Datanets"]);
 
 const IdParams = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", description: "The datanet's id" }),
@@ -18,76 +17,38 @@ const IdParams = z.object({
 const SubnetEnvelope = dataEnvelope(z.object({ subnet: SubnetSchema }));
 const SubnetsEnvelope = dataEnvelope(z.object({ subnets: z.array(SubnetSchema) }));
 
+/** A chain-verified record: every common error, 503 when the chain cannot be asked. */
+const recordErrors = { ...commonErrors, 503: errorResponse("Chain unavailable") };
+
 // ---- /me/subnets ----
 
-export const listMySubnetsRoute = createRoute({
-  operationId: "listMySubnets",
-  middleware: [userAuth, chainReady] as const,
-  method: "get",
-  path: "/me/subnets",
-  tags,
+export const listMySubnetsRoute = route.userIndexed("get", "/me/subnets", "listMySubnets", {
   summary: "Datanets created by the caller (drafts and published)",
-  security: IDP_COOKIE_SECURITY,
-  responses: {
-    200: jsonContent(SubnetsEnvelope, "The caller's datanets, newest first"),
-    401: commonErrors[401],
-    503: errorResponse("Indexer not ready"),
-  },
+  responses: { 200: jsonContent(SubnetsEnvelope, "The caller's datanets, newest first") },
 });
 
-export const createSubnetRoute = createRoute({
-  operationId: "createSubnet",
-  middleware: [userAuth] as const,
-  method: "post",
-  path: "/me/subnets",
-  tags,
+export const createSubnetRoute = route.user("post", "/me/subnets", "createSubnet", {
   summary: "Create a datanet draft",
-  security: IDP_COOKIE_SECURITY,
-  request: { body: { required: true, content: { "application/json": { schema: SubnetDraftBodySchema } } } },
-  responses: {
-    201: jsonContent(CreatedIdSchema, "Draft created"),
-    400: commonErrors[400],
-    401: commonErrors[401],
-  },
+  request: { body: jsonBody(SubnetDraftBodySchema) },
+  responses: { 201: jsonContent(CreatedIdSchema, "Draft created"), 400: commonErrors[400] },
 });
 
-export const getMySubnetRoute = createRoute({
-  operationId: "getMySubnet",
-  middleware: [userAuth, chainReady] as const,
-  method: "get",
-  path: "/me/subnets/{id}",
-  tags,
+export const getMySubnetRoute = route.userIndexed("get", "/me/subnets/{id}", "getMySubnet", {
   summary: "One of the caller's datanets",
-  security: IDP_COOKIE_SECURITY,
   request: { params: IdParams },
-  responses: {
-    200: jsonContent(SubnetEnvelope, "The datanet"),
-    401: commonErrors[401],
-    404: commonErrors[404],
-    503: errorResponse("Indexer not ready"),
-  },
+  responses: { 200: jsonContent(SubnetEnvelope, "The datanet"), 404: commonErrors[404] },
 });
 
 const PublishBodySchema = z
   .object({ subnetId: z.string().openapi({ description: "Must equal the path id" }), txHash: TxHashSchema })
   .openapi("PublishSubnetBody", { example: { subnetId: EXAMPLE.subnetId, txHash: EXAMPLE.txHash } });
 
-export const publishSubnetRoute = createRoute({
-  operationId: "publishSubnet",
-  middleware: [userAuth] as const,
-  method: "post",
-  path: "/me/subnets/{id}/publish",
-  tags,
+export const publishSubnetRoute = route.user("post", "/me/subnets/{id}/publish", "publishSubnet", {
   summary: "Record the datanet's on-chain publication (SubnetManager.publishSubnet)",
   description:
     "The txHash must be a successful publishSubnet sent by the caller's wallet to the SubnetManager whose SubnetPublished event has owner = the caller's wallet and primaryToken = the draft's nativeTokenAddress, not used for any other record.",
-  security: IDP_COOKIE_SECURITY,
-  request: { params: IdParams, body: { required: true, content: { "application/json": { schema: PublishBodySchema } } } },
-  responses: {
-    200: jsonContent(SuccessSchema, "Published: the draft now carries its tokenId"),
-    ...commonErrors,
-    503: errorResponse("Chain unavailable"),
-  },
+  request: { params: IdParams, body: jsonBody(PublishBodySchema) },
+  responses: { 200: jsonContent(SuccessSchema, "Published: the draft now carries its tokenId"), ...recordErrors },
 });
 
 // ---- fee and emission setters ----
@@ -140,37 +101,19 @@ export function setterBodySchema(setter: SubnetSetter) {
 
 /** The route of a setter at `path`; `alias` numbers the hidden alias paths (unique operationIds). */
 export function setterRoute(setter: SubnetSetter, path: string, alias?: number) {
-  return createRoute({
-    operationId: `set${SUBNET_SETTERS[setter].param}${alias === undefined ? "" : `Alias${alias}`}`,
-    middleware: [userAuth] as const,
-    method: "post",
-    path,
-    tags,
+  return route.user("post", path, `set${SUBNET_SETTERS[setter].param}${alias === undefined ? "" : `Alias${alias}`}`, {
     hide: alias !== undefined,
     summary: SETTER_PATHS[setter].summary,
     description:
       "The txHash must be a successful call sent by the caller's wallet to the SubnetManager whose SubnetParameterUpdated event names this datanet's tokenId, this parameter and exactly the amount in the body.",
-    security: IDP_COOKIE_SECURITY,
-    request: {
-      params: IdParams,
-      body: { required: true, content: { "application/json": { schema: setterBodySchema(setter) } } },
-    },
-    responses: {
-      200: jsonContent(SuccessSchema, "Recorded"),
-      ...commonErrors,
-      503: errorResponse("Chain unavailable"),
-    },
+    request: { params: IdParams, body: jsonBody(setterBodySchema(setter)) },
+    responses: { 200: jsonContent(SuccessSchema, "Recorded"), ...recordErrors },
   });
 }
 
 // ---- public ----
 
-export const listPublicSubnetsRoute = createRoute({
-  operationId: "listPublicSubnets",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/public/subnets",
-  tags,
+export const listPublicSubnetsRoute = route.public("get", "/public/subnets", "listPublicSubnets", {
   summary: "Published datanets (with metadata), newest first",
   request: { query: PageQuerySchema },
   responses: {
@@ -179,17 +122,10 @@ export const listPublicSubnetsRoute = createRoute({
       "One page of datanets",
     ),
     400: commonErrors[400],
-    429: commonErrors[429],
-    503: errorResponse("Indexer not ready"),
   },
 });
 
-export const getPublicSubnetRoute = createRoute({
-  operationId: "getPublicSubnet",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/public/subnets/{id}",
-  tags,
+export const getPublicSubnetRoute = route.public("get", "/public/subnets/{id}", "getPublicSubnet", {
   summary: "A published datanet",
   request: {
     params: z.object({
@@ -199,7 +135,5 @@ export const getPublicSubnetRoute = createRoute({
   responses: {
     200: jsonContent(SubnetEnvelope, "The datanet"),
     404: errorResponse("Unknown or unpublished datanet"),
-    429: commonErrors[429],
-    503: errorResponse("Indexer not ready"),
   },
 });

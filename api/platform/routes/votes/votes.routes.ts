@@ -1,12 +1,10 @@
 /** Votes (spec §4.2 public pod votes, §4.4 vote reporting). */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { userAuth } from "../../middleware";
-import { dataEnvelope, errorResponse, jsonContent } from "../../../http/openapi";
-import { IDP_COOKIE_SECURITY } from "../../schemas/common";
+import { z } from "@hono/zod-openapi";
+import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
 import { EpochSchema, PodIdParamsSchema, TokenAmountSchema } from "../../schemas/engagement";
 import { TxHashSchema } from "../../schemas/drafts";
 import { EXAMPLE } from "../../schemas/examples";
+import { engagementRoutes, platformRoutes } from "../kinds";
 
 export const PublicPodVoteSchema = z
   .object({
@@ -36,7 +34,9 @@ export const ReportVoteBodySchema = z
   .object({
     podId: z.string().min(1).max(100).openapi({ description: "Must equal the path's podId" }),
     epoch: EpochSchema,
-    votes: TokenAmountSchema.openapi({ description: "Weighted votes, whole tokens; must equal the on-chain amount exactly" }),
+    votes: TokenAmountSchema.openapi({
+      description: "Weighted votes, whole tokens; must equal the on-chain amount exactly",
+    }),
     upVote: z.boolean(),
     txHash: TxHashSchema,
   })
@@ -44,41 +44,32 @@ export const ReportVoteBodySchema = z
     example: { podId: EXAMPLE.podId, epoch: 4, votes: 120.5, upVote: true, txHash: EXAMPLE.txHash },
   });
 
-export const publicPodVotesRoute = createRoute({
-  operationId: "publicPodVotes",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/public/pods/{podId}/votes/epochs/{epoch}",
-  tags: ["Pods"],
-  summary: "Every indexed vote on a pod in an epoch, in chain order",
-  request: { params: PodIdParamsSchema.extend({ epoch: EpochSchema.openapi({ param: { name: "epoch", in: "path" } }) }) },
-  responses: {
-    200: jsonContent(dataEnvelope(z.object({ podVotes: z.array(PublicPodVoteSchema) })), "The votes"),
-    400: errorResponse("Invalid epoch"),
-    404: errorResponse("Pod not found"),
-    503: errorResponse("Indexer not ready"),
+export const publicPodVotesRoute = platformRoutes(["Pods"]).indexed(
+  "get",
+  "/public/pods/{podId}/votes/epochs/{epoch}",
+  "publicPodVotes",
+  {
+    summary: "Every indexed vote on a pod in an epoch, in chain order",
+    request: {
+      params: PodIdParamsSchema.extend({ epoch: EpochSchema.openapi({ param: { name: "epoch", in: "path" } }) }),
+    },
+    responses: {
+      200: jsonContent(dataEnvelope(z.object({ podVotes: z.array(PublicPodVoteSchema) })), "The votes"),
+      400: errorResponse("Invalid epoch"),
+      404: errorResponse("Pod not found"),
+    },
   },
-});
+);
 
-export const reportVoteRoute = createRoute({
-  operationId: "reportVote",
-  middleware: [userAuth] as const,
-  method: "post",
-  path: "/pods/{podId}/votes",
-  tags: ["Engagement"],
+export const reportVoteRoute = engagementRoutes.user("post", "/pods/{podId}/votes", "reportVote", {
   summary: "Record a confirmed on-chain vote of the caller's wallet",
-  security: IDP_COOKIE_SECURITY,
-  request: {
-    params: PodIdParamsSchema,
-    body: { content: { "application/json": { schema: ReportVoteBodySchema } }, required: true },
-  },
+  request: { params: PodIdParamsSchema, body: jsonBody(ReportVoteBodySchema) },
   responses: {
     200: jsonContent(
       dataEnvelope(z.object({ id: z.string().openapi({ example: EXAMPLE.voteId }) })),
       "Vote recorded; `id` is the public vote id",
     ),
     400: errorResponse("Invalid body, no wallet, or a txHash that does not prove this vote"),
-    401: errorResponse("Missing or invalid cookie"),
     404: errorResponse("Pod not found"),
     409: errorResponse("Transaction already recorded"),
     503: errorResponse("Chain unavailable"),
