@@ -125,6 +125,7 @@ describe("the command-line client: the user's own key acts, the agent credential
     expect(orders.data.orders).toEqual([
       { id: orderId, package: { id: "monthly", subscriptionDays: 30 }, status: "VERIFIED", expiresAt: expect.any(String) },
     ]);
+    await h().caughtUp(); // the download rests on the payment as indexed
     const dataset = await cli.request(`${BASE}/agents/${cli.id}/subnets/${research.id}/datasets`);
     expect(dataset.status).toBe(200);
     const pods = (await json(dataset)).data.pods.map((pod: { id: string }) => pod.id);
