@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiDeps } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
@@ -8,7 +8,7 @@ import { observeServerWallet } from "../http/metrics";
 import { jsonContent, mountOpenApi } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
-import { HealthIndexerSchema, INDEXER_LAG_EXAMPLE, indexerLagForHealth, registerReadiness } from "../http/readiness";
+import { healthSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
 import { loadChatConfig, type ChatConfig } from "./config";
 import type { ChatContext, ChatEnv } from "./context";
 import { authRouter } from "./routes/auth/auth.index";
@@ -24,23 +24,7 @@ import { PodLocks } from "./services/pod-locks";
 import { createPostFetcher, type PostFetcher } from "./services/post-fetcher";
 import { createSlopChecker } from "./services/slop-check";
 
-const HealthSchema = z
-  .object({
-    status: z.literal("ok"),
-    service: z.string(),
-    started: z.string().openapi({ format: "date-time" }),
-    uptime: z.number().openapi({ description: "Seconds since the service started" }),
-    indexer: HealthIndexerSchema,
-  })
-  .openapi("Health", {
-    example: {
-      status: "ok",
-      service: "chat-server",
-      started: "2026-01-01T00:00:00.000Z",
-      uptime: 3600,
-      indexer: { lag: INDEXER_LAG_EXAMPLE },
-    },
-  });
+const HealthSchema = healthSchema("Health", "chat-server");
 
 const healthRoute = createRoute({
   operationId: "getHealth",
@@ -86,15 +70,22 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   const { config: apiConfig, pool } = deps;
   const options = deps.chat ?? {};
   const logger = deps.logger.child({ service: "chat-server" });
-  const app = createApp<ChatEnv>({ logger, maxBodyBytes: SURFACE_BODY_LIMITS.chat, surface: { name: "chat", config: apiConfig } });
-  const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
+  const app = createApp<ChatEnv>({
+    logger,
+    maxBodyBytes: SURFACE_BODY_LIMITS.chat,
+    surface: { name: "chat", config: apiConfig },
+  });
+  const limiter =
+    deps.rateLimiter ??
+    createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
   const ipAndIdentityLimit = rateLimit(limiter, {
     trustProxy: apiConfig.trustProxy,
     skip: (c) => PROBE_PATHS.has(c.req.path) || isDocsPath(c.req.path),
   });
 
   const config = options.config ?? loadChatConfig();
-  if (!config.protocol) logger.warn({ reason: config.protocolError }, "no chain configured: mint, claim and emissions answer 503");
+  if (!config.protocol)
+    logger.warn({ reason: config.protocolError }, "no chain configured: mint, claim and emissions answer 503");
   const chain =
     options.chain ??
     (config.protocol
@@ -134,7 +125,12 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     description: "Session token from POST /auth/verify, valid 24 hours",
   });
   registerHealth(app, deps.startedAt ?? new Date(), pool, apiConfig.ponderViewsSchema);
-  registerReadiness(app, { surface: "Chat", pool, viewsSchema: apiConfig.ponderViewsSchema, ponderUrl: apiConfig.ponderUrl });
+  registerReadiness(app, {
+    surface: "Chat",
+    pool,
+    viewsSchema: apiConfig.ponderViewsSchema,
+    ponderUrl: apiConfig.ponderUrl,
+  });
   for (const router of [authRouter, podsRouter, emissionsRouter, chatRouter]) app.route("/", router);
   mountOpenApi(app, { title: "Data-Market Chat Server", version: "1.0.0" });
   mountDocs(app, { title: "Data-Market Chat Server" });

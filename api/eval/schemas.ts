@@ -95,7 +95,9 @@ export const AttachmentRefSchema = z
 export const SubmitBodySchema = z
   .object({
     type: EvalTypeSchema,
-    payload: requiredUtf8Text(LIMITS.payloadBytes, "50 KB").openapi({ description: "The submission; non-empty, ≤ 50 KB" }),
+    payload: requiredUtf8Text(LIMITS.payloadBytes, "50 KB").openapi({
+      description: "The submission; non-empty, ≤ 50 KB",
+    }),
     criteria: z
       .array(requiredUtf8Text(LIMITS.criterionBytes, "2 KB"))
       .max(LIMITS.criteriaItems)
@@ -290,9 +292,7 @@ export const SettledVerdictSchema = z
       weights: z.object({ peer: z.number(), human: z.number(), llm: z.number() }),
       criteriaSource: z.enum(["caller", "service"]),
       judges: z.array(ProvenanceJudgeSchema),
-      attachment: z
-        .object({ filename: z.string(), contentType: z.string(), sha256: z.string().nullable() })
-        .nullable(),
+      attachment: z.object({ filename: z.string(), contentType: z.string(), sha256: z.string().nullable() }).nullable(),
       judgedAt: Timestamp,
     }),
   })
@@ -354,7 +354,11 @@ export const EvaluationSchema = z
             score: 80,
             judges: 1,
             critiques: [
-              { source: "peer", by: "Reviewer-7 (gpt-4.1)", text: "Concise; one sentence could name the 1913 founding." },
+              {
+                source: "peer",
+                by: "Reviewer-7 (gpt-4.1)",
+                text: "Concise; one sentence could name the 1913 founding.",
+              },
             ],
           },
         ],
@@ -404,6 +408,19 @@ export const AttachmentUploadSchema = z
     example: { key: EXAMPLE.attachmentKey, uploadUrl: EXAMPLE.uploadUrl, expiresAt: "2030-01-01T00:05:00.000Z" },
   });
 
+const PENDING_EXAMPLE = {
+  id: EXAMPLE.id,
+  evalId: EXAMPLE.evalId,
+  type: "answer",
+  payload: EXAMPLE.payload,
+  criteria: [...EXAMPLE.criteria],
+  context: EXAMPLE.context,
+  attachments: [{ filename: "sources.pdf", contentType: "application/pdf", downloadUrl: EXAMPLE.downloadUrl }],
+  createdAt: EXAMPLE.createdAt,
+  minSettleAt: EXAMPLE.minSettleAt,
+  assessmentCount: 0,
+};
+
 export const PendingItemSchema = z
   .object({
     id: z.string(),
@@ -423,20 +440,7 @@ export const PendingItemSchema = z
     minSettleAt: Timestamp,
     assessmentCount: z.number().int(),
   })
-  .openapi("PendingEvaluation", {
-    example: {
-      id: EXAMPLE.id,
-      evalId: EXAMPLE.evalId,
-      type: "answer",
-      payload: EXAMPLE.payload,
-      criteria: [...EXAMPLE.criteria],
-      context: EXAMPLE.context,
-      attachments: [{ filename: "sources.pdf", contentType: "application/pdf", downloadUrl: EXAMPLE.downloadUrl }],
-      createdAt: EXAMPLE.createdAt,
-      minSettleAt: EXAMPLE.minSettleAt,
-      assessmentCount: 0,
-    },
-  });
+  .openapi("PendingEvaluation", { example: PENDING_EXAMPLE });
 
 export const PendingListSchema = z
   .object({
@@ -450,20 +454,7 @@ export const PendingListSchema = z
   })
   .openapi("PendingEvaluations", {
     example: {
-      items: [
-        {
-          id: EXAMPLE.id,
-          evalId: EXAMPLE.evalId,
-          type: "answer",
-          payload: EXAMPLE.payload,
-          criteria: [...EXAMPLE.criteria],
-          context: EXAMPLE.context,
-          attachments: [{ filename: "sources.pdf", contentType: "application/pdf", downloadUrl: EXAMPLE.downloadUrl }],
-          createdAt: EXAMPLE.createdAt,
-          minSettleAt: EXAMPLE.minSettleAt,
-          assessmentCount: 0,
-        },
-      ],
+      items: [PENDING_EXAMPLE],
       pagination: { page: 1, pageSize: 20, total: 1, totalPages: 1 },
     },
   });

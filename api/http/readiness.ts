@@ -133,15 +133,18 @@ const ReadinessSchema = z
 /** The route of `GET /ready`; `surface` makes its operationId unique across the three documents. */
 const readyRoute = (surface: string) =>
   createRoute({
-  operationId: `get${surface}Readiness`,
-  method: "get",
-  path: "/ready",
-  tags: ["Operations"],
-  summary: "Whether the service can answer requests that need chain state",
-  responses: {
-    200: jsonContent(ReadinessSchema, "Ready"),
-    503: jsonContent(ReadinessSchema, "Not ready (indexer views missing or behind the chain head, or database unreachable)"),
-  },
+    operationId: `get${surface}Readiness`,
+    method: "get",
+    path: "/ready",
+    tags: ["Operations"],
+    summary: "Whether the service can answer requests that need chain state",
+    responses: {
+      200: jsonContent(ReadinessSchema, "Ready"),
+      503: jsonContent(
+        ReadinessSchema,
+        "Not ready (indexer views missing or behind the chain head, or database unreachable)",
+      ),
+    },
   });
 
 export interface ReadinessOptions {
@@ -216,33 +219,38 @@ type IndexerLagBody = z.infer<typeof IndexerLagSchema>;
 
 export const HealthIndexerSchema = z.object({ lag: IndexerLagSchema.nullable() });
 
-const GenericHealthSchema = z
-  .object({
-    status: z.literal("ok"),
-    service: z.string(),
-    started: z.string().openapi({ format: "date-time" }),
-    uptime: z.number().openapi({ description: "Seconds since the service started" }),
-    indexer: HealthIndexerSchema,
-  })
-  .openapi("ServiceHealth", {
-    example: {
-      status: "ok",
-      service: "platform-api",
-      started: "2026-01-01T00:00:00.000Z",
-      uptime: 3600,
-      indexer: { lag: INDEXER_LAG_EXAMPLE },
-    },
-  });
+/** The body of `GET /health`, as the OpenAPI component `componentName`, with `service` in its example. */
+export function healthSchema(componentName: string, service: string) {
+  return z
+    .object({
+      status: z.literal("ok"),
+      service: z.string(),
+      started: z.string().openapi({ format: "date-time" }),
+      uptime: z.number().openapi({ description: "Seconds since the service started" }),
+      indexer: HealthIndexerSchema,
+    })
+    .openapi(componentName, {
+      example: {
+        status: "ok",
+        service,
+        started: "2026-01-01T00:00:00.000Z",
+        uptime: 3600,
+        indexer: { lag: INDEXER_LAG_EXAMPLE },
+      },
+    });
+}
+
+const GenericHealthSchema = healthSchema("ServiceHealth", "platform-api");
 
 /** `surface` makes the operationId unique across the three documents. */
 const genericHealthRoute = (surface: string) =>
   createRoute({
-  operationId: `get${surface}Health`,
-  method: "get",
-  path: "/health",
-  tags: ["Operations"],
-  summary: "Liveness: 200 while the process serves, with the indexer's lag",
-  responses: { 200: jsonContent(GenericHealthSchema, "The service is up") },
+    operationId: `get${surface}Health`,
+    method: "get",
+    path: "/health",
+    tags: ["Operations"],
+    summary: "Liveness: 200 while the process serves, with the indexer's lag",
+    responses: { 200: jsonContent(GenericHealthSchema, "The service is up") },
   });
 
 /** `GET /health`: always 200 while the process serves; shows the indexer's lag (liveness, not readiness). */
