@@ -153,6 +153,10 @@ beforeAll(async () => {
   indexer = await startChatIndexer(devnet.deployment, database.url, "chat_flow");
   await indexer.waitUntilReady(180_000);
   await caughtUp();
+  // the seeded datanets were published on chain: their drafts name the indexed publish, as the publish route records it
+  await chat.store.pool.query(
+    "UPDATE offchain.subnet_drafts AS sd SET publish_tx_hash = d.publish_tx_hash FROM chain.datanet AS d WHERE d.id = sd.token_id",
+  );
   [token, token2] = await Promise.all([signIn(chat.app, user), signIn(chat.app, user2)]);
 }, 300_000);
 
