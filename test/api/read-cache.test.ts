@@ -1,6 +1,8 @@
 /**
  * Response cache of public reads (api/http/response-cache.ts + read-version.ts): served from
- * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica.
+ * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica:
+ * at once for a request that may have written (a cookie, `Cache-Control: no-cache`) and after a
+ * write through the same replica, within the version's maxAgeMs for anyone else.
  * A `chain._ponder_checkpoint` table stands in for the indexer's view.
  */
 import type { Context } from "hono";
@@ -34,11 +36,16 @@ afterAll(async () => {
 });
 
 /** One API replica: its own pool and cache; its handler counts its runs and reads both stores. */
+const MAX_AGE_MS = 100;
+/** What a caller that just wrote sends (its cookie): the version is read at once. */
+const withCookie = { headers: { cookie: "idp-token=x" } };
+const pastMaxAge = () => new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 20));
+
 function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
   const store = createDb(database.url);
   replicas.push(store);
   const cache = createResponseCache({
-    version: createReadVersion(store.pool, viewsSchema),
+    version: createReadVersion(store.pool, viewsSchema, { maxAgeMs: MAX_AGE_MS }),
     cacheable: (path) => path.startsWith("/api/v1/public/"),
     maxStaleMs,
   });
@@ -58,6 +65,10 @@ function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
   router.get("/api/v1/public/things", handler);
   router.get("/api/v1/me/things", handler);
   router.get("/api/v1/public/missing", (c) => c.json({ error: "Not found" }, 404));
+  router.post("/api/v1/me/things", async (c) => {
+    await store.pool.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-post-' || gen_random_uuid())`);
+    return c.json({ data: { ok: true } }, 201);
+  });
   const app = createTestApp(router);
   /** Holds the handlers until the returned function is called. */
   const hold = () => {
@@ -99,23 +110,35 @@ describe("read cache", () => {
     expect(r.runs()).toBe(2);
   });
 
-  it("is invalidated by an off-chain write: the next request sees it, on every replica", async () => {
+  it("is invalidated by an off-chain write: at once with a cookie, within maxAgeMs for anyone, on every replica", async () => {
     const a = startReplica();
     const b = startReplica();
     const before = await body(await a.app.request("/api/v1/public/things"));
     await body(await b.app.request("/api/v1/public/things"));
     // a write committed by anyone (here neither replica: a script, another service)
     await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-test-' || gen_random_uuid())`);
-    const afterA = await body(await a.app.request("/api/v1/public/things"));
-    const afterB = await body(await b.app.request("/api/v1/public/things"));
+    const afterA = await body(await a.app.request("/api/v1/public/things", withCookie));
+    const afterB = await body(await b.app.request("/api/v1/public/things", withCookie));
     expect(afterA.users).toBe(before.users + 1);
     expect(afterB.users).toBe(before.users + 1);
+    await pastMaxAge();
+    expect((await body(await a.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
+    expect((await body(await b.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
+  });
+
+  it("after a write through the replica, its next read sees it without a cookie", async () => {
+    const r = startReplica();
+    const before = await body(await r.app.request("/api/v1/public/things?own"));
+    expect((await r.app.request("/api/v1/public/things?own")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    expect((await r.app.request("/api/v1/me/things", { method: "POST" })).status).toBe(201);
+    expect((await body(await r.app.request("/api/v1/public/things?own"))).users).toBe(before.users + 1);
   });
 
   it("is invalidated when the indexer's checkpoint advances", async () => {
     const r = startReplica();
     await body(await r.app.request("/api/v1/public/things"));
     await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '2000'`);
+    await pastMaxAge();
     const res = await r.app.request("/api/v1/public/things");
     expect(res.headers.get(CACHE_STATUS_HEADER)).toBe("miss");
     expect((await body(res)).checkpoint).toBe("2000");
@@ -131,7 +154,7 @@ describe("read cache", () => {
       await writer.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-open-' || gen_random_uuid())`);
       expect((await r.app.request("/api/v1/public/things")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
       await writer.query("COMMIT");
-      expect((await body(await r.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
+      expect((await body(await r.app.request("/api/v1/public/things", withCookie))).users).toBe(before.users + 1);
     } finally {
       await writer.end();
     }
@@ -171,15 +194,15 @@ describe("read cache", () => {
     const old = await body(await r.app.request("/api/v1/public/things?swr"));
     await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '4000'`);
     const release = r.hold();
-    const leader = r.app.request("/api/v1/public/things?swr");
+    const leader = r.app.request("/api/v1/public/things?swr", withCookie);
     while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve)); // the leader is in the handler
-    const meanwhile = await r.app.request("/api/v1/public/things?swr");
+    const meanwhile = await r.app.request("/api/v1/public/things?swr", withCookie);
     expect(meanwhile.headers.get(CACHE_STATUS_HEADER)).toBe("stale");
     expect(await body(meanwhile)).toEqual(old);
     release();
     const fresh = await leader;
     expect((await body(fresh)).checkpoint).toBe("4000");
-    expect((await r.app.request("/api/v1/public/things?swr")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    expect((await r.app.request("/api/v1/public/things?swr", withCookie)).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
   });
 
   it("never serves an answer older than an off-chain write, even while the new one is computed", async () => {
@@ -187,9 +210,9 @@ describe("read cache", () => {
     const old = await body(await r.app.request("/api/v1/public/things?own-write"));
     await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-own-' || gen_random_uuid())`);
     const release = r.hold();
-    const leader = r.app.request("/api/v1/public/things?own-write");
+    const leader = r.app.request("/api/v1/public/things?own-write", withCookie);
     while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve));
-    const follower = r.app.request("/api/v1/public/things?own-write");
+    const follower = r.app.request("/api/v1/public/things?own-write", withCookie);
     release();
     const [a, b] = await Promise.all([leader, follower]);
     expect((await body(a)).users).toBe(old.users + 1);
