@@ -10,7 +10,8 @@
  *   most one in flight per process, every caller that arrived before it started waits for it), so
  *   the request never sees an older version than the one committed when it arrived, on any
  *   replica. For requests that may have written (they carry a cookie, or `Cache-Control: no-cache`).
- * - `recent()`: the version of a probe that started at most `maxAgeMs` ago (default 100 ms),
+ * - `recent()`: the version of a probe that started at most `maxAgeMs` ago (default 0: then it is
+ *   `current()`; the Platform API's READ_VERSION_MAX_AGE_MS),
  *   without waiting when there is one; a probe is started in the background once the last is
  *   half that old, so under steady traffic nobody waits and the database sees about
  *   2000 / maxAgeMs tiny queries a second per replica, whatever the request rate. A change
@@ -31,13 +32,13 @@ export interface ReadVersion {
 }
 
 export interface ReadVersionOptions {
-  /** Oldest probe `recent()` may answer with (default 100 ms). */
+  /** Oldest probe `recent()` may answer with (default 0: `recent()` is `current()`). */
   maxAgeMs?: number;
   now?: () => number;
 }
 
 export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: ReadVersionOptions = {}): ReadVersion {
-  const maxAgeMs = options.maxAgeMs ?? 100;
+  const maxAgeMs = options.maxAgeMs ?? 0;
   const now = options.now ?? (() => performance.now());
   const schema = `"${viewsSchema.replace(/"/g, '""')}"`;
   const sql =

@@ -197,3 +197,58 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
 
   return { middleware, size: () => entries.size };
 }
+
+/**
+ * JSON answers kept by key and read version, for reads the response cache does not see (a
+ * caller's own data behind its credentials): `get` answers the body computed at `version`, or
+ * computes it once for every concurrent caller of that key and version (single flight). Bounded
+ * like the response cache (oldest dropped first); an answer of another version is never served.
+ */
+export interface VersionedBodies {
+  get(key: string, version: string, compute: () => Promise<unknown>): Promise<Uint8Array>;
+  size(): number;
+}
+
+export function createVersionedBodies({ maxEntries = 1_000, maxBytes = 64 * 2 ** 20 } = {}): VersionedBodies {
+  const entries = new Map<string, { version: string; body: Uint8Array }>();
+  const pending = new Map<string, Promise<Uint8Array>>();
+  let bytes = 0;
+  const encoder = new TextEncoder();
+
+  const store = (key: string, version: string, body: Uint8Array) => {
+    const old = entries.get(key);
+    if (old) {
+      bytes -= old.body.byteLength;
+      entries.delete(key);
+    }
+    if (body.byteLength > maxBytes / 4) return;
+    entries.set(key, { version, body });
+    bytes += body.byteLength;
+    for (const [k, e] of entries) {
+      if (entries.size <= maxEntries && bytes <= maxBytes) break;
+      entries.delete(k);
+      bytes -= e.body.byteLength;
+    }
+  };
+
+  return {
+    get(key, version, compute) {
+      const cached = entries.get(key);
+      if (cached?.version === version) return Promise.resolve(cached.body);
+      const flightKey = `${version}\n${key}`;
+      let flight = pending.get(flightKey);
+      if (!flight) {
+        flight = compute()
+          .then((value) => {
+            const body = encoder.encode(JSON.stringify(value));
+            store(key, version, body);
+            return body;
+          })
+          .finally(() => pending.delete(flightKey));
+        pending.set(flightKey, flight);
+      }
+      return flight;
+    },
+    size: () => entries.size,
+  };
+}

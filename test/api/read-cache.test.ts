@@ -1,8 +1,6 @@
 /**
  * Response cache of public reads (api/http/response-cache.ts + read-version.ts): served from
- * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica:
- * at once for a request that may have written (a cookie, `Cache-Control: no-cache`) and after a
- * write through the same replica, within the version's maxAgeMs for anyone else.
+ * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica.
  * A `chain._ponder_checkpoint` table stands in for the indexer's view.
  */
 import type { Context } from "hono";
@@ -36,16 +34,11 @@ afterAll(async () => {
 });
 
 /** One API replica: its own pool and cache; its handler counts its runs and reads both stores. */
-const MAX_AGE_MS = 100;
-/** What a caller that just wrote sends (its cookie): the version is read at once. */
-const withCookie = { headers: { cookie: "idp-token=x" } };
-const pastMaxAge = () => new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 20));
-
-function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
+function startReplica(viewsSchema = "chain", maxStaleMs?: number, maxAgeMs?: number) {
   const store = createDb(database.url);
   replicas.push(store);
   const cache = createResponseCache({
-    version: createReadVersion(store.pool, viewsSchema, { maxAgeMs: MAX_AGE_MS }),
+    version: createReadVersion(store.pool, viewsSchema, { maxAgeMs }),
     cacheable: (path) => path.startsWith("/api/v1/public/"),
     maxStaleMs,
   });
@@ -110,35 +103,23 @@ describe("read cache", () => {
     expect(r.runs()).toBe(2);
   });
 
-  it("is invalidated by an off-chain write: at once with a cookie, within maxAgeMs for anyone, on every replica", async () => {
+  it("is invalidated by an off-chain write: the next request sees it, on every replica", async () => {
     const a = startReplica();
     const b = startReplica();
     const before = await body(await a.app.request("/api/v1/public/things"));
     await body(await b.app.request("/api/v1/public/things"));
     // a write committed by anyone (here neither replica: a script, another service)
     await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-test-' || gen_random_uuid())`);
-    const afterA = await body(await a.app.request("/api/v1/public/things", withCookie));
-    const afterB = await body(await b.app.request("/api/v1/public/things", withCookie));
+    const afterA = await body(await a.app.request("/api/v1/public/things"));
+    const afterB = await body(await b.app.request("/api/v1/public/things"));
     expect(afterA.users).toBe(before.users + 1);
     expect(afterB.users).toBe(before.users + 1);
-    await pastMaxAge();
-    expect((await body(await a.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
-    expect((await body(await b.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
-  });
-
-  it("after a write through the replica, its next read sees it without a cookie", async () => {
-    const r = startReplica();
-    const before = await body(await r.app.request("/api/v1/public/things?own"));
-    expect((await r.app.request("/api/v1/public/things?own")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
-    expect((await r.app.request("/api/v1/me/things", { method: "POST" })).status).toBe(201);
-    expect((await body(await r.app.request("/api/v1/public/things?own"))).users).toBe(before.users + 1);
   });
 
   it("is invalidated when the indexer's checkpoint advances", async () => {
     const r = startReplica();
     await body(await r.app.request("/api/v1/public/things"));
     await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '2000'`);
-    await pastMaxAge();
     const res = await r.app.request("/api/v1/public/things");
     expect(res.headers.get(CACHE_STATUS_HEADER)).toBe("miss");
     expect((await body(res)).checkpoint).toBe("2000");
@@ -154,7 +135,7 @@ describe("read cache", () => {
       await writer.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-open-' || gen_random_uuid())`);
       expect((await r.app.request("/api/v1/public/things")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
       await writer.query("COMMIT");
-      expect((await body(await r.app.request("/api/v1/public/things", withCookie))).users).toBe(before.users + 1);
+      expect((await body(await r.app.request("/api/v1/public/things"))).users).toBe(before.users + 1);
     } finally {
       await writer.end();
     }
@@ -194,15 +175,15 @@ describe("read cache", () => {
     const old = await body(await r.app.request("/api/v1/public/things?swr"));
     await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '4000'`);
     const release = r.hold();
-    const leader = r.app.request("/api/v1/public/things?swr", withCookie);
+    const leader = r.app.request("/api/v1/public/things?swr");
     while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve)); // the leader is in the handler
-    const meanwhile = await r.app.request("/api/v1/public/things?swr", withCookie);
+    const meanwhile = await r.app.request("/api/v1/public/things?swr");
     expect(meanwhile.headers.get(CACHE_STATUS_HEADER)).toBe("stale");
     expect(await body(meanwhile)).toEqual(old);
     release();
     const fresh = await leader;
     expect((await body(fresh)).checkpoint).toBe("4000");
-    expect((await r.app.request("/api/v1/public/things?swr", withCookie)).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    expect((await r.app.request("/api/v1/public/things?swr")).headers.get(CACHE_STATUS_HEADER)).toBe("hit");
   });
 
   it("never serves an answer older than an off-chain write, even while the new one is computed", async () => {
@@ -210,12 +191,46 @@ describe("read cache", () => {
     const old = await body(await r.app.request("/api/v1/public/things?own-write"));
     await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-own-' || gen_random_uuid())`);
     const release = r.hold();
-    const leader = r.app.request("/api/v1/public/things?own-write", withCookie);
+    const leader = r.app.request("/api/v1/public/things?own-write");
     while (r.runs() < 2) await new Promise((resolve) => setImmediate(resolve));
-    const follower = r.app.request("/api/v1/public/things?own-write", withCookie);
+    const follower = r.app.request("/api/v1/public/things?own-write");
     release();
     const [a, b] = await Promise.all([leader, follower]);
     expect((await body(a)).users).toBe(old.users + 1);
     expect((await body(b)).users).toBe(old.users + 1);
+  });
+});
+
+describe("read cache with a read version up to maxAgeMs old (READ_VERSION_MAX_AGE_MS)", () => {
+  const MAX_AGE_MS = 100;
+  const withCookie = { headers: { cookie: "idp-token=x" } };
+  const pastMaxAge = () => new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 20));
+
+  it("shows a write committed elsewhere at once with a cookie or no-cache, and within maxAgeMs to anyone, on every replica", async () => {
+    const a = startReplica("chain", undefined, MAX_AGE_MS);
+    const b = startReplica("chain", undefined, MAX_AGE_MS);
+    const before = await body(await a.app.request("/api/v1/public/things?aged"));
+    await body(await b.app.request("/api/v1/public/things?aged"));
+    await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-aged-' || gen_random_uuid())`);
+    expect((await body(await a.app.request("/api/v1/public/things?aged", withCookie))).users).toBe(before.users + 1);
+    const noCache = { headers: { "cache-control": "no-cache" } };
+    expect((await body(await b.app.request("/api/v1/public/things?aged", noCache))).users).toBe(before.users + 1);
+    await pastMaxAge();
+    expect((await body(await a.app.request("/api/v1/public/things?aged"))).users).toBe(before.users + 1);
+    expect((await body(await b.app.request("/api/v1/public/things?aged"))).users).toBe(before.users + 1);
+  });
+
+  it("answers without a probe while the version is recent, and a write through the replica shows on its next read", async () => {
+    const r = startReplica("chain", undefined, 60_000);
+    const before = await body(await r.app.request("/api/v1/public/things?own-aged"));
+    // a change committed elsewhere is not seen while the version is recent (here: a minute)
+    await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '5000'`);
+    const cached = await r.app.request("/api/v1/public/things?own-aged");
+    expect(cached.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    // a write answered by this replica: its next read waits for a fresh version
+    expect((await r.app.request("/api/v1/me/things", { method: "POST" })).status).toBe(201);
+    const after = await body(await r.app.request("/api/v1/public/things?own-aged"));
+    expect(after.users).toBe(before.users + 1);
+    expect(after.checkpoint).toBe("5000");
   });
 });
