@@ -18,6 +18,7 @@
  */
 import { serve, type ServerType } from "@hono/node-server";
 import { Session } from "node:inspector/promises";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Hono } from "hono";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -273,11 +274,19 @@ async function main() {
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
     // like Base: a block every BENCH_READ_BLOCK_MS changes an indexed vote total and the checkpoint
     const blocks = blockProducer(databaseUrl, `${api.urls.platform}${ROUTES[0]!.path(data)}`, blockMs);
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const gcBefore = performance.eventLoopUtilization();
     const result = await load(api.urls.platform, mixPaths, undefined, MIX_CONNECTIONS, mixSeconds);
+    loopDelay.disable();
+    const utilization = performance.eventLoopUtilization(gcBefore).utilization;
     const visible = await blocks.stop();
     const memory = process.memoryUsage().rss / 2 ** 20;
     console.log(
       `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
+    );
+    console.log(
+      `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,
     );
     if (visible.length > 0) {
       const sorted = [...visible].sort((a, b) => a - b);
