@@ -1,5 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Abi, Address, ContractEventName, PublicClient } from "viem";
+import type { Abi, Address, ContractEventName, Hash, PublicClient } from "viem";
 import { createChainClient } from "../../chain/client";
 import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
 import {
@@ -18,6 +18,7 @@ import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types"
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
 import { EventStreamSlots } from "./services/events";
 import { createPriceSource, type PriceSource } from "./services/price";
+import { assertPathMatch } from "./schemas/common";
 
 /** The protocol's chain as the platform sees it: a read client and the contract addresses. */
 export interface PlatformChain {
@@ -153,6 +154,22 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
 export function requireWallet(user: Pick<PlatformUser, "walletAddress">): Address {
   if (!user.walletAddress) throw badRequest("No wallet linked to this account");
   return user.walletAddress;
+}
+
+/**
+ * A cookie route's on-chain step on the caller's own draft (mint, republish, publish, a setter),
+ * as its service takes it: the body repeats the path's draft id as `field` (400 otherwise) and the
+ * caller needs a linked wallet; the service verifies `txHash`.
+ */
+export function userDraftStep<F extends "podId" | "subnetId">(
+  user: PlatformUser,
+  field: F,
+  draftId: string,
+  body: Record<F, string> & { txHash: string },
+) {
+  assertPathMatch(field, body[field], draftId);
+  const wallet = requireWallet(user);
+  return { creator: { kind: "user" as const, userId: user.id }, wallet, draftId, txHash: body.txHash as Hash };
 }
 
 /** `verifyTransaction` against the platform's chain, with the platform's confirmation policy; errors as HttpErrors. */
