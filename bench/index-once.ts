@@ -67,7 +67,7 @@ try {
   // Ponder's own split of the backfill: extract (waiting for sync data) vs transform (indexing)
   const metrics = await (await fetch(`${indexer.url}/metrics`)).text();
   for (const line of metrics.split("\n")) {
-    if (/^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total)/.test(line)) console.log(`  ${line}`);
+    if (/^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total|indexing_cache_requests_total|indexing_cache_query_duration_(sum|count)|database_method_duration_(sum|count))/.test(line)) console.log(`  ${line}`);
   }
   await indexer.stop();
   const checksumFile = opt("--checksums");

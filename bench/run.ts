@@ -173,8 +173,10 @@ async function sectionBackfill(serverUrl: string) {
         console.log(`    minimal: ${fmt(minimal.events)} events (${fmt(minimal.blocksWithLogs)} blocks with logs) in ${minimal.seconds.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (bench process)`);
         let before: RunResult | undefined;
         if (baselineRoot) {
-          // as that commit ran it: Ponder's default cache size and node's default heap limit
-          const asBefore = { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0" };
+          // as that commit ran it: Ponder's default cache size, node's default heap limit, and
+          // Ponder unpatched (the checkout shares this node_modules, where patches/ is applied:
+          // PONDER_PATCH_BATCH_BLOCKS=0 turns the patched path off)
+          const asBefore = { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0", PONDER_PATCH_BATCH_BLOCKS: "0" };
           before = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_before", root: baselineRoot, env: asBefore });
           console.log(`    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`);
         }

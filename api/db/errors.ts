@@ -1,10 +1,17 @@
 import pg from "pg";
 
+/** `error`, then the errors it wraps as `cause` (drizzle, a handler), at most 5 in all. */
+function* causeChain(error: unknown): Generator<unknown> {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
 /** The PostgreSQL error behind `error`, also when wrapped (as `cause`) by drizzle or a handler. */
 export function postgresError(error: unknown): pg.DatabaseError | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
+  for (const current of causeChain(error)) {
     if (current instanceof pg.DatabaseError) return current;
-    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
@@ -65,11 +72,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof pg.DatabaseError) && typeof topCode === "string" && UNAVAILABLE_NODE_CODES.has(topCode)) {
     return (error as { syscall?: unknown }).syscall !== undefined || (error as Error).message?.includes(topCode);
   }
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+  for (const current of causeChain(error)) {
     if (current instanceof pg.DatabaseError) return isUnavailableSqlState(current.code);
     const message = current instanceof Error ? current.message : "";
     if (UNAVAILABLE_MESSAGES.some((text) => message.includes(text))) return true;
-    current = (current as { cause?: unknown }).cause;
   }
   return false;
 }

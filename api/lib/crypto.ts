@@ -1,9 +1,13 @@
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
 /** sha-256 hex: what is stored instead of a credential (agent credential, API key, session token), and content hashes. */
 export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+
+/** True when two secrets are equal: their sha-256 digests (fixed length) compared in constant time. */
+export const secretsEqual = (a: string, b: string): boolean =>
+  timingSafeEqual(createHash("sha256").update(a, "utf8").digest(), createHash("sha256").update(b, "utf8").digest());
 
 /**
  * A local secret kept in `file`: read when present (and not empty), else made by `create` and

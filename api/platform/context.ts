@@ -1,5 +1,6 @@
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Abi, Address, ContractEventName, PublicClient } from "viem";
+import type { Address, ContractEventName, Hash, PublicClient } from "viem";
+import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { createChainClient } from "../../chain/client";
 import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
 import {
@@ -18,6 +19,7 @@ import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types"
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
 import { EventStreamSlots } from "./services/events";
 import { createPriceSource, type PriceSource } from "./services/price";
+import { assertPathMatch } from "./schemas/common";
 
 /** The protocol's chain as the platform sees it: a read client and the contract addresses. */
 export interface PlatformChain {
@@ -155,19 +157,49 @@ export function requireWallet(user: Pick<PlatformUser, "walletAddress">): Addres
   return user.walletAddress;
 }
 
-/** `verifyTransaction` against the platform's chain, with the platform's confirmation policy; errors as HttpErrors. */
-export async function verifyOnChain<TAbi extends Abi, TEventName extends ContractEventName<TAbi>>(
+/**
+ * A cookie route's on-chain step on the caller's own draft (mint, republish, publish, a setter),
+ * as its service takes it: the body repeats the path's draft id as `field` (400 otherwise) and the
+ * caller needs a linked wallet; the service verifies `txHash`.
+ */
+export function userDraftStep<F extends "podId" | "subnetId">(
+  user: PlatformUser,
+  field: F,
+  draftId: string,
+  body: Record<F, string> & { txHash: string },
+) {
+  assertPathMatch(field, body[field], draftId);
+  const wallet = requireWallet(user);
+  return { creator: { kind: "user" as const, userId: user.id }, wallet, draftId, txHash: body.txHash as Hash };
+}
+
+/** The protocol contracts whose transactions the Platform API records, with their ABIs. */
+const RECORDED_CONTRACTS = { PodManager: PodManagerAbi, SubnetManager: SubnetManagerAbi } as const;
+type RecordedContract = keyof typeof RECORDED_CONTRACTS;
+type AbiOf<C extends RecordedContract> = (typeof RECORDED_CONTRACTS)[C];
+
+/**
+ * `verifyTransaction` against the platform's chain, for an event of the protocol contract
+ * `contract` (its deployed address and its ABI), with the platform's confirmation policy; errors
+ * as HttpErrors.
+ */
+export async function verifyOnChain<C extends RecordedContract, TEventName extends ContractEventName<AbiOf<C>>>(
   context: PlatformContext,
-  expectation: Omit<TxExpectation<TAbi, TEventName>, "minConfirmations">,
-): Promise<VerifiedTx<TAbi, TEventName>> {
-  const { client } = context.chain();
+  contract: C,
+  expectation: Omit<TxExpectation<AbiOf<C>, TEventName>, "contract" | "abi" | "minConfirmations">,
+): Promise<VerifiedTx<AbiOf<C>, TEventName>> {
+  const { client, protocol } = context.chain();
   try {
-    return await verifyTransaction(client, { ...expectation, minConfirmations: context.config.txMinConfirmations });
+    return await verifyTransaction(client, {
+      ...expectation,
+      contract: { address: protocol.contracts[contract].address, name: contract },
+      abi: RECORDED_CONTRACTS[contract],
+      minConfirmations: context.config.txMinConfirmations,
+    });
   } catch (error) {
     throw chainErrorToHttp(error);
   }
 }
-
 
 /** A Platform API handler typed by its route (the route's auth middleware types `c.var.user` / `c.var.agent`). */
 export type PlatformHandler<R extends RouteConfig> = AppRouteHandler<R, PlatformEnv>;

@@ -1,6 +1,5 @@
-import { and, asc, eq, lt } from "drizzle-orm";
-import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
+import { ownerClaimsBefore, podEpochsBefore } from "../repositories/emissions";
 import type { ChatChain } from "./chain";
 
 /** At most this many epochs are scanned by one emissions check or claim (spec §8). */
@@ -135,15 +134,8 @@ export function createEmissionsSource(db: OffchainDb, chainReads: ChatChain): Em
     currentEpoch: () => chainReads.currentEpoch(),
     async votedEpochs(podId, before) {
       const [rows, claims] = await Promise.all([
-        db
-          .select({ epoch: chain.podEpoch.epoch, ownerClaimed: chain.podEpoch.ownerClaimed })
-          .from(chain.podEpoch)
-          .where(and(eq(chain.podEpoch.podId, podId), lt(chain.podEpoch.epoch, before)))
-          .orderBy(asc(chain.podEpoch.epoch)),
-        db
-          .select({ epoch: chain.claim.epoch, core: chain.claim.coreAmount, primary: chain.claim.primaryAmount })
-          .from(chain.claim)
-          .where(and(eq(chain.claim.podId, podId), eq(chain.claim.kind, "owner"), lt(chain.claim.epoch, before))),
+        podEpochsBefore(db, podId, before),
+        ownerClaimsBefore(db, podId, before),
       ]);
       const claimed = new Map(claims.map((c) => [c.epoch, { core: c.core, primary: c.primary }]));
       return rows.map((row) => {

@@ -1,9 +1,7 @@
-import { asc, isNotNull } from "drizzle-orm";
 import MiniSearch from "minisearch";
-import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { subnetDrafts } from "../../db/offchain";
 import { badRequest } from "../../http/errors";
+import { listIndexedSubnets, listPublishedSubnetDrafts } from "../repositories/subnets";
 import { processTerm } from "./search-terms";
 
 /** A published datanet: on-chain state from the indexer, name and description from its draft. */
@@ -20,26 +18,7 @@ export interface SubnetInfo {
 
 /** Every indexed datanet with its off-chain name ("Datanet #id" when no draft names it). */
 export async function listSubnets(db: OffchainDb): Promise<SubnetInfo[]> {
-  const [onchain, drafts] = await Promise.all([
-    db
-      .select({
-        id: chain.datanet.id,
-        publishingFeeCORE: chain.datanet.publishingFeeCORE,
-        emissionsPerEpochCORE: chain.datanet.emissionsPerEpochCORE,
-        podCount: chain.datanet.podCount,
-      })
-      .from(chain.datanet)
-      .orderBy(asc(chain.datanet.id)),
-    db
-      .select({
-        id: subnetDrafts.id,
-        tokenId: subnetDrafts.tokenId,
-        name: subnetDrafts.subnetName,
-        description: subnetDrafts.subnetDescription,
-      })
-      .from(subnetDrafts)
-      .where(isNotNull(subnetDrafts.tokenId)),
-  ]);
+  const [onchain, drafts] = await Promise.all([listIndexedSubnets(db), listPublishedSubnetDrafts(db)]);
   const named = new Map(drafts.map((d) => [String(d.tokenId), d]));
   return onchain.map((row) => {
     const draft = named.get(row.id.toString());

@@ -1,16 +1,13 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Context } from "hono";
-import { readOrCreateSecretFile } from "../../lib/crypto";
+import { readOrCreateSecretFile, secretsEqual } from "../../lib/crypto";
 import { unauthorized } from "../errors";
 import { bearerToken } from "./bearer";
 
-const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
-
-/** True when `presented` equals one of `keys`; compares fixed-length digests in constant time. */
+/** True when `presented` equals one of `keys`; every key is compared (in constant time), also after a match. */
 export function matchesStatsKey(presented: string, keys: readonly string[]): boolean {
-  const candidate = digest(presented);
   let found = false;
-  for (const key of keys) found = timingSafeEqual(candidate, digest(key)) || found;
+  for (const key of keys) found = secretsEqual(presented, key) || found;
   return found;
 }
 

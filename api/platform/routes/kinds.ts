@@ -29,7 +29,7 @@ export function platformRoutes(tags: string[], unauthorized: ErrorResponse = com
     open: routeKind({ tags, middleware: [], responses: {} }),
     /** No credential; reads chain tables: `chainReady` (503 until the indexer's views exist). */
     indexed: routeKind({ tags, middleware: [chainReady], responses: indexerNotReady }),
-    /** The public reads (`/public/*`): `indexed`, and documents the per-IP 429. */
+    /** The public reads (`/public/*`, the event stream, a wallet's claimable): `indexed`, and documents the per-IP 429. */
     public: routeKind({ tags, middleware: [chainReady], responses: { 429: commonErrors[429], ...indexerNotReady } }),
     /** The `idp-token` cookie (`userAuth`, `c.var.user`). */
     user: routeKind({ tags, middleware: [userAuth], security: IDP_COOKIE_SECURITY, responses: { 401: unauthorized } }),

@@ -11,6 +11,7 @@ import type { PlatformContext } from "../context";
 import { archiveAgentPod, insertAgent, updateAgent } from "../repositories/agents";
 import { findPodDraftByRef } from "../repositories/pods";
 import { consumeProof, verifyWalletProof, type VerifiedWalletProof } from "./agent-wallets";
+import { podNotFound } from "./refs";
 
 export type AgentProfileInput = {
   name: string;
@@ -96,7 +97,7 @@ export async function updateAgentProfile(
 export async function archivePodOfAgent(db: OffchainDb, agentId: string, podRef: string): Promise<string> {
   const draft = await findPodDraftByRef(db, podRef);
   if (!draft || draft.agentId !== agentId || !(await archiveAgentPod(db, agentId, draft.id))) {
-    throw notFound("Pod not found");
+    throw podNotFound();
   }
   return draft.id;
 }

@@ -7,9 +7,9 @@ import { createWalletClient, http, type Account, type Hash } from "viem";
 import { PodManagerAbi } from "../../../abis";
 import { baseChain } from "../../../chain/chain";
 import type { OffchainDb } from "../../db/client";
+import { isTokenIdRef } from "../../db/refs";
 import type { PlatformChain } from "../context";
 import { findPodDraftByRef, listSlopCheckSkippedPods, setPodBanned, type PodWithChain } from "../repositories/pods";
-import { isTokenIdRef } from "../repositories/subnets";
 
 export const MAX_BAN_REASON_LENGTH = 500;
 

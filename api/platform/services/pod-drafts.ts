@@ -4,9 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { isAddressEqual, type Address, type Hash } from "viem";
-import { PodManagerAbi } from "../../../abis";
 import type { OffchainDb } from "../../db/client";
-import { badRequest, notFound } from "../../http/errors";
+import { badRequest } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import {
   findPodDraft,
@@ -26,6 +25,7 @@ import {
   type SubnetDraftRow,
 } from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
+import { podNotFound } from "./refs";
 import { assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 
 /** Who creates a pod: a user, an agent, or (chat server mints) only a wallet. */
@@ -42,7 +42,7 @@ export function ownsPodDraft(draft: PodDraftRow, creator: PodCreator): boolean {
 /** The creator's pod draft, else 404 "Pod not found" (also for other creators' pods and malformed ids). */
 export async function requireOwnedPodDraft(db: Executor, creator: PodCreator, id: string): Promise<PodDraftRow> {
   const draft = await findPodDraft(db, id);
-  if (!draft || !ownsPodDraft(draft, creator)) throw notFound("Pod not found");
+  if (!draft || !ownsPodDraft(draft, creator)) throw podNotFound();
   return draft;
 }
 
@@ -107,13 +107,10 @@ export async function verifyPodMint(
     txHash,
   }: { wallet: Address; owner?: Address; subnetTokenId: bigint | undefined; txHash: Hash },
 ): Promise<{ tokenId: bigint; validityEpoch: bigint }> {
-  const { protocol } = context.chain();
   const expectedOwner = owner ?? wallet;
-  const { event } = await verifyOnChain(context, {
+  const { event } = await verifyOnChain(context, "PodManager", {
     hash: txHash,
     from: wallet,
-    contract: { address: protocol.contracts.PodManager.address, name: "PodManager" },
-    abi: PodManagerAbi,
     eventName: "PodMinted",
     matches: (args) =>
       isAddressEqual(args.owner, expectedOwner) && (subnetTokenId === undefined || args.subnetId === subnetTokenId),
@@ -213,12 +210,9 @@ export async function verifyPodRepublish(
   context: PlatformContext,
   { wallet, podTokenId, txHash }: { wallet: Address; podTokenId: bigint; txHash: Hash },
 ): Promise<{ subnetTokenId: bigint; validityEpoch: bigint }> {
-  const { protocol } = context.chain();
-  const { event } = await verifyOnChain(context, {
+  const { event } = await verifyOnChain(context, "PodManager", {
     hash: txHash,
     from: wallet,
-    contract: { address: protocol.contracts.PodManager.address, name: "PodManager" },
-    abi: PodManagerAbi,
     eventName: "PodRepublished",
     matches: (args) => args.podId === podTokenId && isAddressEqual(args.owner, wallet),
     describe: `pod ${podTokenId} republished by the caller's wallet`,

@@ -2,12 +2,11 @@
  * Pods and subnets named in a path or body by their draft id (uuid) or on-chain token id, with the
  * visibility rules of drafts, and the 404s of a name that resolves to nothing.
  */
-import { eq } from "drizzle-orm";
 import type { OffchainDb } from "../../db/client";
-import { isTokenIdRef, isUuid } from "../../db/refs";
-import { podDrafts, subnetDrafts } from "../../db/offchain";
+import { isTokenIdRef } from "../../db/refs";
 import { badRequest, notFound } from "../../http/errors";
-import { findPublicSubnetWithChain, type SubnetWithChain } from "../repositories/subnets";
+import { findPodDraftByRef } from "../repositories/pods";
+import { findPublicSubnetWithChain, findSubnetDraftByRef, type SubnetWithChain } from "../repositories/subnets";
 
 export const podNotFound = () => notFound("Pod not found");
 export const subnetNotFound = () => notFound("Datanet not found");
@@ -26,9 +25,14 @@ export type PodRef = {
   agentId: string | null;
 };
 
-const isOwnDraft = (row: { ownerUserId: string | null; agentId?: string | null; createdByAgentId?: string | null }, viewer: Viewer) =>
-  (viewer.userId !== undefined && row.ownerUserId === viewer.userId) ||
-  (viewer.agentId !== undefined && (row.agentId ?? row.createdByAgentId) === viewer.agentId);
+/** Who created a draft: a pod draft's `agentId`, a datanet draft's `createdByAgentId`. */
+type DraftOwner = { ownerUserId: string | null; agentId?: string | null; createdByAgentId?: string | null };
+
+/** A draft is visible once it is on chain; before that, to its creator only. */
+const isVisible = (draft: DraftOwner & { tokenId: string | null }, viewer: Viewer) =>
+  draft.tokenId !== null ||
+  (viewer.userId !== undefined && draft.ownerUserId === viewer.userId) ||
+  (viewer.agentId !== undefined && (draft.agentId ?? draft.createdByAgentId) === viewer.agentId);
 
 /**
  * The pod named by `id`: a pod draft id (a draft not yet minted only for its creator) or a
@@ -36,42 +40,28 @@ const isOwnDraft = (row: { ownerUserId: string | null; agentId?: string | null; 
  * `id` is neither or names nothing visible. A chain-only token id is not checked against the chain here.
  */
 export async function findPodRef(db: OffchainDb, id: string, viewer: Viewer = {}): Promise<PodRef | undefined> {
-  const columns = {
-    id: podDrafts.id,
-    tokenId: podDrafts.tokenId,
-    archivedAt: podDrafts.archivedAt,
-    banned: podDrafts.banned,
-    ownerUserId: podDrafts.ownerUserId,
-    agentId: podDrafts.agentId,
-  };
-  if (isUuid(id)) {
-    const [row] = await db.select(columns).from(podDrafts).where(eq(podDrafts.id, id.toLowerCase())).limit(1);
-    if (!row) return undefined;
-    if (row.tokenId === null && !isOwnDraft(row, viewer)) return undefined;
-    return podRefOf(row);
+  const draft = await findPodDraftByRef(db, id);
+  if (!draft) {
+    if (!isTokenIdRef(id)) return undefined;
+    return {
+      key: id,
+      draftId: null,
+      tokenId: BigInt(id),
+      archived: false,
+      banned: false,
+      ownerUserId: null,
+      agentId: null,
+    };
   }
-  if (!isTokenIdRef(id)) return undefined;
-  const [row] = await db.select(columns).from(podDrafts).where(eq(podDrafts.tokenId, id)).limit(1);
-  if (row) return podRefOf(row);
-  return { key: id, draftId: null, tokenId: BigInt(id), archived: false, banned: false, ownerUserId: null, agentId: null };
-}
-
-function podRefOf(row: {
-  id: string;
-  tokenId: string | null;
-  archivedAt: Date | null;
-  banned: boolean;
-  ownerUserId: string | null;
-  agentId: string | null;
-}): PodRef {
+  if (!isVisible(draft, viewer)) return undefined;
   return {
-    key: row.id,
-    draftId: row.id,
-    tokenId: row.tokenId === null ? null : BigInt(row.tokenId),
-    archived: row.archivedAt !== null,
-    banned: row.banned,
-    ownerUserId: row.ownerUserId,
-    agentId: row.agentId,
+    key: draft.id,
+    draftId: draft.id,
+    tokenId: draft.tokenId === null ? null : BigInt(draft.tokenId),
+    archived: draft.archivedAt !== null,
+    banned: draft.banned,
+    ownerUserId: draft.ownerUserId,
+    agentId: draft.agentId,
   };
 }
 
@@ -92,31 +82,18 @@ export type SubnetRef = {
 
 /** The datanet named by `id` (draft id or decimal token id), with the same visibility rules as pods. */
 export async function findSubnetRef(db: OffchainDb, id: string, viewer: Viewer = {}): Promise<SubnetRef | undefined> {
-  const columns = {
-    id: subnetDrafts.id,
-    tokenId: subnetDrafts.tokenId,
-    ownerUserId: subnetDrafts.ownerUserId,
-    createdByAgentId: subnetDrafts.createdByAgentId,
-    name: subnetDrafts.subnetName,
-    description: subnetDrafts.subnetDescription,
-  };
-  let row;
-  if (isUuid(id)) {
-    [row] = await db.select(columns).from(subnetDrafts).where(eq(subnetDrafts.id, id.toLowerCase())).limit(1);
-    if (!row) return undefined;
-    if (row.tokenId === null && !isOwnDraft(row, viewer)) return undefined;
-  } else if (isTokenIdRef(id)) {
-    [row] = await db.select(columns).from(subnetDrafts).where(eq(subnetDrafts.tokenId, id)).limit(1);
-    if (!row) return { key: id, draftId: null, tokenId: BigInt(id), name: null, description: null };
-  } else {
-    return undefined;
+  const draft = await findSubnetDraftByRef(db, id);
+  if (!draft) {
+    if (!isTokenIdRef(id)) return undefined;
+    return { key: id, draftId: null, tokenId: BigInt(id), name: null, description: null };
   }
+  if (!isVisible(draft, viewer)) return undefined;
   return {
-    key: row.id,
-    draftId: row.id,
-    tokenId: row.tokenId === null ? null : BigInt(row.tokenId),
-    name: row.name,
-    description: row.description,
+    key: draft.id,
+    draftId: draft.id,
+    tokenId: draft.tokenId === null ? null : BigInt(draft.tokenId),
+    name: draft.subnetName,
+    description: draft.subnetDescription,
   };
 }
 
@@ -125,7 +102,6 @@ export function publishedTokenId(subnet: SubnetRef): bigint {
   if (subnet.tokenId === null) throw badRequest("Datanet is not published yet");
   return subnet.tokenId;
 }
-
 
 /** A public subnet (published, with metadata, indexed) by id or tokenId; 404 otherwise. */
 export async function requirePublicSubnet(db: OffchainDb, ref: string): Promise<SubnetWithChain & { tokenId: string }> {

@@ -1,6 +1,5 @@
 /** Targeted stakes: a verified `boost` recorded with its transaction. */
 import type { Address, Hash } from "viem";
-import { SubnetManagerAbi } from "../../../abis";
 import type { OffchainDb } from "../../db/client";
 import { verifyOnChain, type PlatformContext } from "../context";
 import { insertBoost, type NewBoost } from "../repositories/stakes";
@@ -11,11 +10,9 @@ export async function verifyBoost(
   context: PlatformContext,
   { wallet, subnetTokenId, amount, txHash }: { wallet: Address; subnetTokenId: bigint; amount: bigint; txHash: Hash },
 ): Promise<{ staker: Address }> {
-  const { event } = await verifyOnChain(context, {
+  const { event } = await verifyOnChain(context, "SubnetManager", {
     hash: txHash,
     from: wallet,
-    contract: { address: context.chain().protocol.contracts.SubnetManager.address, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
     eventName: "SubnetBoosted",
     matches: (args) =>
       args.subnetId === subnetTokenId && args.staker.toLowerCase() === wallet.toLowerCase() && args.amount === amount,

@@ -6,12 +6,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { isAddressEqual, type Address, type Hash } from "viem";
-import { SubnetManagerAbi } from "../../../abis";
 import { parseTokenAmount } from "../../../chain/units";
 import { SUBNET_PARAMS, type SubnetParam } from "../../../src/lib/enums";
 import type { OffchainDb } from "../../db/client";
 import { isUniqueViolation, violatedConstraint } from "../../db/errors";
-import { badRequest, HttpError, notFound } from "../../http/errors";
+import { badRequest, HttpError } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import {
   findSubnetDraft,
@@ -25,6 +24,7 @@ import {
   type SubnetDraftRow,
 } from "../repositories/subnets";
 import type { SubnetDraftBody } from "../schemas/drafts";
+import { subnetNotFound } from "./refs";
 
 /** Who creates and owns a draft: a signed-in user, or an agent (agent routes). */
 export type Creator = { kind: "user"; userId: string } | { kind: "agent"; agentId: string };
@@ -110,7 +110,7 @@ export async function createSubnetDraft(
 /** The creator's draft, else 404 "Datanet not found" (also for other creators' drafts and malformed ids). */
 export async function requireOwnedSubnetDraft(db: Executor, creator: Creator, id: string): Promise<SubnetDraftRow> {
   const draft = await findSubnetDraft(db, id);
-  if (!draft || !ownsSubnetDraft(draft, creator)) throw notFound("Datanet not found");
+  if (!draft || !ownsSubnetDraft(draft, creator)) throw subnetNotFound();
   return draft;
 }
 
@@ -121,12 +121,9 @@ export async function verifySubnetPublish(
   context: PlatformContext,
   { wallet, primaryToken, txHash }: { wallet: Address; primaryToken: string; txHash: Hash },
 ): Promise<{ tokenId: bigint }> {
-  const { protocol } = context.chain();
-  const { event } = await verifyOnChain(context, {
+  const { event } = await verifyOnChain(context, "SubnetManager", {
     hash: txHash,
     from: wallet,
-    contract: { address: protocol.contracts.SubnetManager.address, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
     eventName: "SubnetPublished",
     matches: (args) => isAddressEqual(args.owner, wallet) && isAddressEqual(args.primaryToken, primaryToken as Address),
     describe: "the caller's wallet and the draft's nativeTokenAddress",
@@ -225,12 +222,9 @@ export async function verifySubnetParameter(
   }: { wallet: Address; subnetTokenId: bigint; param: SubnetParam; value: bigint; txHash: Hash; field?: string },
 ): Promise<void> {
   const paramIndex = SUBNET_PARAMS.indexOf(param);
-  const { protocol } = context.chain();
-  await verifyOnChain(context, {
+  await verifyOnChain(context, "SubnetManager", {
     hash: txHash,
     from: wallet,
-    contract: { address: protocol.contracts.SubnetManager.address, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
     eventName: "SubnetParameterUpdated",
     matches: (args) => args.subnetId === subnetTokenId && Number(args.param) === paramIndex && args.value === value,
     describe: `datanet ${subnetTokenId}'s ${param} = ${field} (${value} in the token's smallest unit)`,

@@ -5,7 +5,6 @@
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Address, Hash } from "viem";
-import { PodManagerAbi } from "../../../abis";
 import { eventId } from "../../../src/lib/ids";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
@@ -55,11 +54,9 @@ export async function verifyVoteTransaction(
   context: PlatformContext,
   { hash, voter, claim }: { hash: Hash; voter: Address; claim: VoteClaim },
 ): Promise<VerifiedVote> {
-  const { event } = await verifyOnChain(context, {
+  const { event } = await verifyOnChain(context, "PodManager", {
     hash,
     from: voter,
-    contract: { address: context.chain().protocol.contracts.PodManager.address, name: "PodManager" },
-    abi: PodManagerAbi,
     eventName: "Voted",
     matches: (args) =>
       args.podId === claim.podTokenId &&

@@ -1,10 +1,10 @@
-import { asc, count, eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type pg from "pg";
 import { toTokenString } from "../../../../chain/units";
-import { chain } from "../../../db/chain";
 import type { OffchainDb } from "../../../db/client";
 import { chainReady } from "../../../http/readiness";
+import { countPods, findProtocol } from "../../repositories/live-state";
+import { walletPods } from "../../repositories/pods";
 import type { ChatChain } from "../chain";
 import { listSubnets, type SubnetInfo } from "../subnets";
 import { createEmissionsSource, scanEmissions } from "../emissions";
@@ -75,20 +75,10 @@ export async function gatherLiveState(deps: LiveStateDeps, wallet: string, mode:
   const state: LiveState = {};
 
   const [protocolRow, podTotals, subnets, pods, currentEpoch] = await Promise.all([
-    indexed ? attempt("protocol", logger, async () => (await db.select().from(chain.protocol).limit(1))[0]) : undefined,
-    indexed ? attempt("pod count", logger, async () => (await db.select({ n: count() }).from(chain.pod))[0]?.n) : undefined,
+    indexed ? attempt("protocol", logger, () => findProtocol(db)) : undefined,
+    indexed ? attempt("pod count", logger, () => countPods(db)) : undefined,
     indexed ? attempt("datanets", logger, () => listSubnets(db)) : undefined,
-    indexed
-      ? attempt("wallet pods", logger, async () =>
-          (
-            await db
-              .select({ id: chain.pod.id })
-              .from(chain.pod)
-              .where(eq(chain.pod.owner, wallet as `0x${string}`))
-              .orderBy(asc(chain.pod.id))
-          ).map((row) => row.id),
-        )
-      : undefined,
+    indexed ? attempt("wallet pods", logger, async () => (await walletPods(db, wallet)).map((row) => row.id)) : undefined,
     deps.chain ? attempt("current epoch", logger, () => deps.chain!.currentEpoch()) : undefined,
   ]);
 

@@ -1,15 +1,14 @@
 /** The protocol event stream (beyond the spec): server-sent events of the indexed protocol events. */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { commonErrors, errorResponse } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { TOKEN_ID } from "../../../db/refs";
+import { errorResponse } from "../../../http/openapi";
 import { AddressSchema } from "../../schemas/drafts";
+import { platformRoutes } from "../kinds";
 
-const tags = ["Events"];
-const UINT = /^(0|[1-9]\d{0,77})$/;
 const tokenId = (name: string, description: string) =>
   z
     .string()
-    .regex(UINT, "must be a token id (a non-negative integer)")
+    .regex(TOKEN_ID, "must be a token id (a non-negative integer)")
     .transform((value) => BigInt(value))
     .optional()
     .openapi({ param: { name, in: "query" }, description, example: "1", type: "string" });
@@ -56,12 +55,7 @@ export const EVENT_STREAM_EXAMPLE = [
   "",
 ].join("\n");
 
-export const streamEventsRoute = createRoute({
-  operationId: "streamEvents",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/events",
-  tags,
+export const streamEventsRoute = platformRoutes(["Events"]).public("get", "/events", "streamEvents", {
   summary: "Live stream of indexed protocol events (server-sent events), resumable and reorg-aware",
   description:
     "Event types: `datanet_published`, `pod_minted`, `pod_republished`, `pod_invalidated`, `vote`, `emissions_claimed`, `access_granted` (purchases and subscription payments), `lock_created`, `lock_increased`, `lock_extended`, `lock_withdrawn`, and `retraction`. " +
@@ -77,7 +71,6 @@ export const streamEventsRoute = createRoute({
       content: { "text/event-stream": { schema: z.string(), example: EVENT_STREAM_EXAMPLE } },
     },
     400: errorResponse("Invalid filter or Last-Event-ID"),
-    429: commonErrors[429],
     503: errorResponse("Indexer not ready, or too many open streams (see Retry-After)"),
   },
 });

@@ -1,16 +1,12 @@
 /** Pod handlers (spec §4.2), each typed by its route in pods.routes.ts. */
-import type { Hash } from "viem";
-import { notFound } from "../../../http/errors";
-import type { PlatformUser } from "../../../http/auth/idp-cookie";
-import { type PlatformHandler, type PlatformServices, requireWallet } from "../../context";
+import { type PlatformHandler, requireWallet, userDraftStep } from "../../context";
 import { presentPublicPod, presentUserPod, type UserPodResponse } from "../../presenters/pod";
 import { cachedUserRead } from "../../read-cache";
 import * as pods from "../../repositories/pods";
-import { assertPathMatch, pagination } from "../../schemas/common";
+import { pagination } from "../../schemas/common";
 import { createPodDraft, mintPodDraft, republishPodDraft } from "../../services/pod-drafts";
+import { podNotFound } from "../../services/refs";
 import type * as routes from "./pods.routes";
-
-const podNotFound = () => notFound("Pod not found");
 
 export const listMyPods: PlatformHandler<typeof routes.listMyPodsRoute> = async (c) => {
   const { ctx, user } = c.var;
@@ -40,31 +36,17 @@ export const getMyPod: PlatformHandler<typeof routes.getMyPodRoute> = async (c) 
   return c.json({ data: { pod: presentUserPod(row) } }, 200);
 };
 
-/** The body repeats the path id; `step` verifies the txHash on the chain and records it. */
-async function recordPodStep(
-  step: typeof mintPodDraft | typeof republishPodDraft,
-  ctx: PlatformServices,
-  user: PlatformUser,
-  draftId: string,
-  body: { podId: string; txHash: string },
-): Promise<void> {
-  assertPathMatch("podId", body.podId, draftId);
-  const wallet = requireWallet(user);
-  await step(ctx.db, ctx.platform, {
-    creator: { kind: "user", userId: user.id },
-    wallet,
-    draftId,
-    txHash: body.txHash as Hash,
-  });
-}
-
 export const mintPod: PlatformHandler<typeof routes.mintPodRoute> = async (c) => {
-  await recordPodStep(mintPodDraft, c.var.ctx, c.var.user, c.req.valid("param").id, c.req.valid("json"));
+  const { ctx, user } = c.var;
+  const step = userDraftStep(user, "podId", c.req.valid("param").id, c.req.valid("json"));
+  await mintPodDraft(ctx.db, ctx.platform, step);
   return c.json({ data: { success: true as const } }, 200);
 };
 
 export const republishPod: PlatformHandler<typeof routes.republishPodRoute> = async (c) => {
-  await recordPodStep(republishPodDraft, c.var.ctx, c.var.user, c.req.valid("param").id, c.req.valid("json"));
+  const { ctx, user } = c.var;
+  const step = userDraftStep(user, "podId", c.req.valid("param").id, c.req.valid("json"));
+  await republishPodDraft(ctx.db, ctx.platform, step);
   return c.json({ data: { success: true as const } }, 200);
 };
 

@@ -1,14 +1,11 @@
 /** Subnet handlers (spec §4.3), each typed by its route in subnets.routes.ts. */
-import type { Hash } from "viem";
-import { notFound } from "../../../http/errors";
-import { type PlatformHandler, requireWallet } from "../../context";
+import { type PlatformHandler, userDraftStep } from "../../context";
 import { presentSubnet } from "../../presenters/subnet";
 import * as subnets from "../../repositories/subnets";
-import { assertPathMatch, pagination } from "../../schemas/common";
+import { pagination } from "../../schemas/common";
 import { createSubnetDraft, publishSubnetDraft, recordSubnetParameter, SUBNET_SETTERS, type SubnetSetter } from "../../services/subnet-drafts";
+import { subnetNotFound } from "../../services/refs";
 import type * as routes from "./subnets.routes";
-
-const subnetNotFound = () => notFound("Datanet not found");
 
 export const listMySubnets: PlatformHandler<typeof routes.listMySubnetsRoute> = async (c) => {
   const rows = await subnets.listUserSubnetsWithChain(c.var.ctx.db, c.var.user.id);
@@ -27,17 +24,9 @@ export const getMySubnet: PlatformHandler<typeof routes.getMySubnetRoute> = asyn
 };
 
 export const publishSubnet: PlatformHandler<typeof routes.publishSubnetRoute> = async (c) => {
-  const { id } = c.req.valid("param");
-  const body = c.req.valid("json");
-  const { user } = c.var;
-  assertPathMatch("subnetId", body.subnetId, id);
-  const wallet = requireWallet(user);
-  await publishSubnetDraft(c.var.ctx.db, c.var.ctx.platform, {
-    creator: { kind: "user", userId: user.id },
-    wallet,
-    draftId: id,
-    txHash: body.txHash as Hash,
-  });
+  const { ctx, user } = c.var;
+  const step = userDraftStep(user, "subnetId", c.req.valid("param").id, c.req.valid("json"));
+  await publishSubnetDraft(ctx.db, ctx.platform, step);
   return c.json({ data: { success: true as const } }, 200);
 };
 
@@ -45,19 +34,10 @@ export const publishSubnet: PlatformHandler<typeof routes.publishSubnetRoute> = 
 export function setParameter(setter: SubnetSetter): PlatformHandler<ReturnType<typeof routes.setterRoute>> {
   const { field } = SUBNET_SETTERS[setter];
   return async (c) => {
-    const { id } = c.req.valid("param");
+    const { ctx, user } = c.var;
     const body = c.req.valid("json") as { subnetId: string; txHash: string } & Record<string, number>;
-    const { user } = c.var;
-    assertPathMatch("subnetId", body.subnetId, id);
-    const wallet = requireWallet(user);
-    await recordSubnetParameter(c.var.ctx.db, c.var.ctx.platform, {
-      creator: { kind: "user", userId: user.id },
-      wallet,
-      draftId: id,
-      setter,
-      amount: body[field]!,
-      txHash: body.txHash as Hash,
-    });
+    const step = userDraftStep(user, "subnetId", c.req.valid("param").id, body);
+    await recordSubnetParameter(ctx.db, ctx.platform, { ...step, setter, amount: body[field]! });
     return c.json({ data: { success: true as const } }, 200);
   };
 }

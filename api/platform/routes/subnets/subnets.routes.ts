@@ -54,30 +54,30 @@ export const publishSubnetRoute = route.user("post", "/me/subnets/{id}/publish",
 // ---- fee and emission setters ----
 
 /**
- * Path of each setter; `aliases` answer the same (hidden from the document): `core-token`, and
- * `reppo-token`, the live token's name that the spec's route table shows.
+ * A CORE setter at `/me/subnets/{id}/<parameter>/core`; its `aliases` answer the same (hidden
+ * from the document): `core-token`, and `reppo-token`, the live token's name that the spec's route
+ * table shows.
  */
+const coreSetter = (parameter: string, summary: string) => {
+  const base = `/me/subnets/{id}/${parameter}`;
+  return { path: `${base}/core`, aliases: [`${base}/core-token`, `${base}/reppo-token`], summary };
+};
+
+/** Path of each setter, and the alias paths that answer the same. */
 export const SETTER_PATHS: Record<SubnetSetter, { path: string; aliases: string[]; summary: string }> = {
-  accessFeeCore: {
-    path: "/me/subnets/{id}/access-fee/core",
-    aliases: ["/me/subnets/{id}/access-fee/core-token", "/me/subnets/{id}/access-fee/reppo-token"],
-    summary: "Record a new CORE access fee (SubnetManager.setAccessFeeCORE)",
-  },
-  publishingFeeCore: {
-    path: "/me/subnets/{id}/pod-publishing-fee/core",
-    aliases: ["/me/subnets/{id}/pod-publishing-fee/core-token", "/me/subnets/{id}/pod-publishing-fee/reppo-token"],
-    summary: "Record a new CORE pod publishing fee (SubnetManager.setPublishingFeeCORE)",
-  },
-  republishingFeeCore: {
-    path: "/me/subnets/{id}/pod-republishing-fee/core",
-    aliases: ["/me/subnets/{id}/pod-republishing-fee/core-token", "/me/subnets/{id}/pod-republishing-fee/reppo-token"],
-    summary: "Record a new CORE pod republishing fee (SubnetManager.setRepublishingFeeCORE)",
-  },
-  emissionsCore: {
-    path: "/me/subnets/{id}/emissions-per-epoch/core",
-    aliases: ["/me/subnets/{id}/emissions-per-epoch/core-token", "/me/subnets/{id}/emissions-per-epoch/reppo-token"],
-    summary: "Record new CORE emissions per epoch (SubnetManager.setEmissionsPerEpochCORE)",
-  },
+  accessFeeCore: coreSetter("access-fee", "Record a new CORE access fee (SubnetManager.setAccessFeeCORE)"),
+  publishingFeeCore: coreSetter(
+    "pod-publishing-fee",
+    "Record a new CORE pod publishing fee (SubnetManager.setPublishingFeeCORE)",
+  ),
+  republishingFeeCore: coreSetter(
+    "pod-republishing-fee",
+    "Record a new CORE pod republishing fee (SubnetManager.setRepublishingFeeCORE)",
+  ),
+  emissionsCore: coreSetter(
+    "emissions-per-epoch",
+    "Record new CORE emissions per epoch (SubnetManager.setEmissionsPerEpochCORE)",
+  ),
   emissionsPrimaryToken: {
     path: "/me/subnets/{id}/emissions-per-epoch/primary-token",
     aliases: [],

@@ -1,10 +1,9 @@
 /** Wallet routes: what a wallet can claim now (beyond the spec). */
-import { createRoute, z } from "@hono/zod-openapi";
-import { chainReady } from "../../../http/middleware";
-import { commonErrors, dataEnvelope, errorResponse } from "../../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { dataEnvelope, errorResponse } from "../../../http/openapi";
 import { AddressSchema } from "../../schemas/drafts";
+import { platformRoutes } from "../kinds";
 
-const tags = ["Emissions"];
 const wei = (description: string, example: string) =>
   z.string().openapi({ description: `${description}; raw integer string in the smallest unit (wei)`, example });
 const address = (description: string, example: string) => z.string().openapi({ description, example });
@@ -99,25 +98,23 @@ const EXAMPLE = {
   },
 };
 
-export const getWalletClaimableRoute = createRoute({
-  operationId: "getWalletClaimable",
-  middleware: [chainReady] as const,
-  method: "get",
-  path: "/wallets/{address}/claimable",
-  tags,
-  summary: "Emissions a wallet can claim now, per pod and epoch, exact to the wei",
-  description:
-    "Computed from indexed state exactly as PodManager computes podOwnerClaimable and voterClaimable (same rounding). " +
-    "Only closed epochs count, and only shares not claimed yet. The owner share is listed for the pod's current owner. " +
-    "No credentials: chain state is public.",
-  request: { params: z.object({ address: AddressSchema.openapi({ param: { name: "address", in: "path" } }) }) },
-  responses: {
-    200: {
-      content: { "application/json": { schema: dataEnvelope(WalletClaimableSchema), example: EXAMPLE } },
-      description: "The wallet's unclaimed shares and their totals",
+export const getWalletClaimableRoute = platformRoutes(["Emissions"]).public(
+  "get",
+  "/wallets/{address}/claimable",
+  "getWalletClaimable",
+  {
+    summary: "Emissions a wallet can claim now, per pod and epoch, exact to the wei",
+    description:
+      "Computed from indexed state exactly as PodManager computes podOwnerClaimable and voterClaimable (same rounding). " +
+      "Only closed epochs count, and only shares not claimed yet. The owner share is listed for the pod's current owner. " +
+      "No credentials: chain state is public.",
+    request: { params: z.object({ address: AddressSchema.openapi({ param: { name: "address", in: "path" } }) }) },
+    responses: {
+      200: {
+        content: { "application/json": { schema: dataEnvelope(WalletClaimableSchema), example: EXAMPLE } },
+        description: "The wallet's unclaimed shares and their totals",
+      },
+      400: errorResponse("Invalid address"),
     },
-    400: errorResponse("Invalid address"),
-    429: commonErrors[429],
-    503: errorResponse("Indexer not ready"),
   },
-});
+);
