@@ -1,10 +1,10 @@
 import { OpenAPIHono, type Hook } from "@hono/zod-openapi";
-import { requestId } from "hono/request-id";
-import type { Env, ErrorHandler, NotFoundHandler } from "hono";
+import type { Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { Context } from "hono";
 import type { ApiConfig } from "../config";
+import { setAnswerHeader } from "./answer-headers";
 import { limitBodyExcept } from "./body-limit";
 import { corsMiddleware } from "./cors";
 import { errorBody, onError, onNotFound } from "./errors";
@@ -34,6 +34,21 @@ export function createRouter<E extends Env = AppEnv>(): OpenAPIHono<E> {
   return new OpenAPIHono<E>({ defaultHook: validationHook });
 }
 
+const REQUEST_ID_HEADER = "X-Request-Id";
+const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
+
+/**
+ * Hono's `requestId` (the client's `X-Request-Id` when it is 1-255 of `[A-Za-z0-9_-=]`, else a
+ * UUID; `c.var.requestId`, echoed in `X-Request-Id`), with the header set on the finished answer.
+ */
+const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const sent = c.req.header(REQUEST_ID_HEADER);
+  const id = sent !== undefined && VALID_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+  c.set("requestId", id);
+  await next();
+  setAnswerHeader(c, REQUEST_ID_HEADER, id);
+};
+
 export interface CreateAppOptions {
   logger: Logger;
   /** Largest request body of the surface (413 beyond); default 64 KB. See SURFACE_BODY_LIMITS. */
@@ -51,12 +66,15 @@ export interface CreateAppOptions {
  */
 export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
   const app = createRouter<E>();
-  app.use(requestId());
+  app.use(requestId);
   if (surface) app.use(requestMetrics(surface.name));
   app.use(requestLogger(logger));
   const cors = surface && corsMiddleware(surface.config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(limitBodyExcept(maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, bodyLimitExempt));
+  const limitBody = limitBodyExcept(maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, bodyLimitExempt);
+  // a GET or HEAD has no body here (the limit would find none), and looking for one makes the
+  // Node adapter build a full WHATWG Request: most of a cached read's cost
+  app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
   if (surface) app.get(METRICS_PATH, metricsHandler({ token: surface.config.metricsToken, host: surface.config.host }));
   app.onError(onError as unknown as ErrorHandler<E>);
   app.notFound(onNotFound as unknown as NotFoundHandler<E>);

@@ -17,24 +17,32 @@ export function createLogger(
   return createProcessLogger({ level, format, bindings });
 }
 
-/** Puts a request-scoped logger on the context and writes one line per request once it is answered. */
+/**
+ * Puts a request-scoped logger on the context and writes one line per request once it is answered.
+ * With the level `silent` the request logger is the process logger itself (no child to build:
+ * nothing is written either way) and no line is built.
+ */
 export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (!logger.isLevelEnabled("fatal")) {
+      c.set("logger", logger);
+      return next();
+    }
     const startedAt = performance.now();
-    const requestLog = logger.child({ requestId: c.var.requestId });
+    const requestLog = logger.child({ requestId: c.get("requestId") });
     c.set("logger", requestLog);
     await next();
     const status = c.res.status;
+    // 503 is a deliberate answer (not ready, dependency down), not a fault of ours.
+    const level = status >= 500 && status !== 503 ? "error" : isDocsAssetPath(c.req.path) && status < 400 ? "debug" : "info";
+    // the docs page's static assets (several per page view) only at debug level
+    if (!requestLog.isLevelEnabled(level)) return;
     const line = {
       method: c.req.method,
       path: c.req.path,
       status,
       durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
     };
-    // 503 is a deliberate answer (not ready, dependency down), not a fault of ours.
-    if (status >= 500 && status !== 503) requestLog.error(line, "request");
-    // the docs page's static assets (several per page view) only at debug level
-    else if (isDocsAssetPath(line.path) && status < 400) requestLog.debug(line, "request");
-    else requestLog.info(line, "request");
+    requestLog[level](line, "request");
   };
 }

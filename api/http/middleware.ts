@@ -22,5 +22,5 @@ export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
 
 /** The per-identity budget, after an auth middleware has set `identity`. */
 export const identityRateLimit = createMiddleware<BaseEnv>((c, next) =>
-  c.var.ctx.identityRateLimit(c as unknown as Context<AppEnv>, next),
+  c.get("ctx").identityRateLimit(c as unknown as Context<AppEnv>, next),
 );

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimits } from "../db/offchain/shared";
+import { setAnswerHeader } from "./answer-headers";
 import { tooManyRequests } from "./errors";
 import { countRateLimitRejection } from "./metrics";
 import type { AppEnv } from "./types";
@@ -63,10 +64,6 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   }
 }
 
-// Keys already charged for a request, so the middleware can run both before
-// and after authentication without charging the IP twice.
-const chargedKeys = new WeakMap<Request, Set<string>>();
-
 /** The budget of a request closest to its limit, shown in its RateLimit-* headers. */
 interface BudgetStanding {
   limit: number;
@@ -74,13 +71,32 @@ interface BudgetStanding {
   resetSeconds: number;
 }
 
-const standings = new WeakMap<Request, BudgetStanding>();
+/**
+ * What a request was charged: the keys (so the middleware can run both before and after
+ * authentication without charging the IP twice) and its tightest budget so far.
+ */
+interface RequestBudgets {
+  charged: string[];
+  standing?: BudgetStanding;
+}
+
+/** By request context (not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
+const requestBudgets = new WeakMap<Context, RequestBudgets>();
+
+function budgetsOf(c: Context): RequestBudgets {
+  let budgets = requestBudgets.get(c);
+  if (!budgets) {
+    budgets = { charged: [] };
+    requestBudgets.set(c, budgets);
+  }
+  return budgets;
+}
 
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 /** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of the request's tightest budget so far. */
 function rateLimitHeaders(c: Context): Record<string, string> {
-  const standing = standings.get(c.req.raw);
+  const standing = requestBudgets.get(c)?.standing;
   if (!standing) return {};
   return {
     "RateLimit-Limit": String(standing.limit),
@@ -89,28 +105,25 @@ function rateLimitHeaders(c: Context): Record<string, string> {
   };
 }
 
-/** Keeps the budget with the fewest requests left (on a tie, the later reset) and sets the headers. */
+/** Keeps the budget with the fewest requests left (on a tie, the later reset); the headers are set on the answer. */
 function noteStanding(c: Context, limit: number, res: RateLimiterRes): void {
-  const next: BudgetStanding = {
-    limit,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
-  };
-  const current = standings.get(c.req.raw);
-  if (
-    current &&
-    (current.remaining < next.remaining || (current.remaining === next.remaining && current.resetSeconds >= next.resetSeconds))
-  ) {
+  const remaining = Math.max(0, res.remainingPoints);
+  const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+  const budgets = budgetsOf(c);
+  const current = budgets.standing;
+  if (current && (current.remaining < remaining || (current.remaining === remaining && current.resetSeconds >= resetSeconds))) {
     return;
   }
-  standings.set(c.req.raw, next);
-  for (const [name, value] of Object.entries(rateLimitHeaders(c))) c.header(name, value);
+  budgets.standing = { limit, remaining, resetSeconds };
 }
 
-/** After the handler: a response built without the context's headers still gets them. */
+/** After the handler: the answer gets the request's RateLimit-* headers unless it has them. */
 function keepRateLimitHeaders(c: Context): void {
-  if (c.res.headers.has("RateLimit-Limit")) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(c))) c.header(name, value);
+  const standing = requestBudgets.get(c)?.standing;
+  if (!standing || c.res.headers.has("RateLimit-Limit")) return;
+  setAnswerHeader(c, "RateLimit-Limit", String(standing.limit));
+  setAnswerHeader(c, "RateLimit-Remaining", String(standing.remaining));
+  setAnswerHeader(c, "RateLimit-Reset", String(standing.resetSeconds));
 }
 
 /**
@@ -127,13 +140,13 @@ export async function chargeBudget(c: Context<AppEnv>, limiter: RateLimiterAbstr
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       noteStanding(c, limiter.points, rejection);
-      countRateLimitRejection(c.var.surface, budget);
+      countRateLimitRejection(c.get("surface"), budget);
       const error = tooManyRequests(rejection.msBeforeNext / 1000);
       Object.assign(error.headers, rateLimitHeaders(c));
       throw error;
     }
     // Not a verdict but a store failure the insurance limiter could not absorb: let the request through.
-    c.var.logger?.warn({ err: rejection }, "rate limiter unavailable");
+    c.get("logger")?.warn({ err: rejection }, "rate limiter unavailable");
     return;
   }
   noteStanding(c, limiter.points, res);
@@ -155,17 +168,19 @@ export async function withRateLimitHeaders(c: Context, next: () => Promise<void>
 export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (options.skip?.(c)) return next();
-    const charged = chargedKeys.get(c.req.raw) ?? new Set<string>();
-    chargedKeys.set(c.req.raw, charged);
-
-    const keys: Array<[key: string, budget: string]> = [[`ip:${clientIp(c, options.trustProxy)}`, "ip"]];
-    const identity = c.var.identity;
-    if (identity) keys.push([`${identity.kind}:${identity.id}`, identity.kind]);
-
-    for (const [key, budget] of keys) {
-      if (charged.has(key)) continue;
-      charged.add(key);
-      await chargeBudget(c, limiter, key, budget);
+    const budgets = budgetsOf(c);
+    const ipKey = `ip:${clientIp(c, options.trustProxy)}`;
+    if (!budgets.charged.includes(ipKey)) {
+      budgets.charged.push(ipKey);
+      await chargeBudget(c, limiter, ipKey, "ip");
+    }
+    const identity = c.get("identity");
+    if (identity) {
+      const key = `${identity.kind}:${identity.id}`;
+      if (!budgets.charged.includes(key)) {
+        budgets.charged.push(key);
+        await chargeBudget(c, limiter, key, identity.kind);
+      }
     }
     await withRateLimitHeaders(c, next);
   };

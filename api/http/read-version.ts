@@ -5,26 +5,51 @@
  * statement trigger on every off-chain table but `rate_limits`, in the writing transaction; see
  * migration 0003). Any change of either invalidates the response cache.
  *
- * Strict freshness at a small price: `current()` answers with a probe that *started after the
- * call* (probes are shared: at most one in flight per process, every caller that arrived before it
- * started waits for it). So a request never sees an older version than the one committed when it
- * arrived, on any replica, while the database sees one tiny query per probe round trip, not per
- * request.
+ * Two ways to read it:
+ * - `current()`, strict: answered by a probe that *started after the call* (probes are shared: at
+ *   most one in flight per process, every caller that arrived before it started waits for it), so
+ *   the request never sees an older version than the one committed when it arrived, on any
+ *   replica. For requests that may have written (they carry a cookie, or `Cache-Control: no-cache`).
+ * - `recent()`: the version of a probe that started at most `maxAgeMs` ago (default 0: then it is
+ *   `current()`; the Platform API's READ_VERSION_MAX_AGE_MS),
+ *   without waiting when there is one; a probe is started in the background once the last is
+ *   half that old, so under steady traffic nobody waits and the database sees about
+ *   2000 / maxAgeMs tiny queries a second per replica, whatever the request rate. A change
+ *   committed by anyone shows within maxAgeMs on every replica.
+ * `invalidate()` (an off-chain write answered by this process) makes the next `recent()` strict,
+ * so a caller sees its own write on its next request to the replica that took it; on another
+ * replica, within maxAgeMs (at once with a cookie).
  */
 import type pg from "pg";
 
 export interface ReadVersion {
   /** The version committed when the call was made (undefined: unknown, e.g. indexer views missing; do not cache). */
   current(): Promise<string | undefined>;
+  /** A version committed at most maxAgeMs before the call (a value when no probe is needed). */
+  recent(): string | undefined | Promise<string | undefined>;
+  /** Something was written through this process: the next `recent()` waits for a fresh probe. */
+  invalidate(): void;
 }
 
-export function createReadVersion(pool: pg.Pool, viewsSchema: string): ReadVersion {
+export interface ReadVersionOptions {
+  /** Oldest probe `recent()` may answer with (default 0: `recent()` is `current()`). */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: ReadVersionOptions = {}): ReadVersion {
+  const maxAgeMs = options.maxAgeMs ?? 0;
+  const now = options.now ?? (() => performance.now());
   const schema = `"${viewsSchema.replace(/"/g, '""')}"`;
   const sql =
     `SELECT (SELECT max(latest_checkpoint)::text FROM ${schema}._ponder_checkpoint) AS checkpoint, ` +
     `(SELECT sum(version)::text FROM offchain.read_versions) AS offchain`;
   let inFlight: Promise<string | undefined> | undefined;
   let next: Promise<string | undefined> | undefined;
+  /** The newest answered probe and when it started (-Infinity: none, or invalidated). */
+  let last: { value: string | undefined; startedAt: number } = { value: undefined, startedAt: -Infinity };
+  /** When this process last wrote: probes that started earlier may not have seen it. */
+  let invalidatedAt = -Infinity;
 
   const probe = async (): Promise<string | undefined> => {
     try {
@@ -38,22 +63,43 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string): ReadVersi
   };
 
   const start = (): Promise<string | undefined> => {
-    const p = probe().finally(() => {
-      if (inFlight === p) inFlight = undefined;
+    const startedAt = now();
+    const p = probe().then((value) => {
+      // a probe that started before an invalidation (or before a newer probe) does not become `last`
+      if (startedAt > invalidatedAt && startedAt >= last.startedAt) last = { value, startedAt };
+      return value;
     });
-    inFlight = p;
-    return p;
+    const settled = p.finally(() => {
+      if (inFlight === settled) inFlight = undefined;
+    });
+    inFlight = settled;
+    return settled;
+  };
+
+  const current = (): Promise<string | undefined> => {
+    if (!inFlight) return start();
+    // a probe is running but may have started before this call: wait for the next one
+    next ??= inFlight.then(() => {
+      next = undefined;
+      return inFlight ?? start();
+    });
+    return next;
   };
 
   return {
-    current() {
-      if (!inFlight) return start();
-      // a probe is running but may have started before this call: wait for the next one
-      next ??= inFlight.then(() => {
-        next = undefined;
-        return inFlight ?? start();
-      });
-      return next;
+    current,
+    recent() {
+      const age = now() - last.startedAt;
+      if (age < maxAgeMs) {
+        if (age >= maxAgeMs / 2 && !inFlight) void start();
+        return last.value;
+      }
+      return current();
+    },
+    invalidate() {
+      last = { value: undefined, startedAt: -Infinity };
+      // a probe in flight may have started before the write committed: `recent()` must not use it
+      invalidatedAt = now();
     },
   };
 }

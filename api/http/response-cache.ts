@@ -39,6 +39,8 @@ interface Entry {
   body: Uint8Array;
   contentType: string;
   etag: string;
+  /** The headers of a 200 answer from this entry, by x-cache value. */
+  headers: { hit: Record<string, string>; stale: Record<string, string> };
   storedAt: number;
   /** The read version it was computed at. */
   version: string;
@@ -108,17 +110,30 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
-    countCacheLookup(c.var.surface, "response", status);
-    const headers = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+    countCacheLookup(c.get("surface"), "response", status);
     if (ifNoneMatch?.split(",").some((tag) => tag.trim() === entry.etag || tag.trim() === "*")) {
-      return c.body(null, 304, headers);
+      return c.body(null, 304, { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status });
     }
-    return c.body(entry.body as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": entry.contentType });
+    return c.body(entry.body as Uint8Array<ArrayBuffer>, 200, entry.headers[status]);
   };
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (c.req.method !== "GET" || !options.cacheable(c.req.path) || c.req.header("authorization")) return next();
-    const seen = await options.version.current();
+    const method = c.req.method;
+    if (method !== "GET") {
+      if (method === "HEAD" || method === "OPTIONS") return next();
+      // a write through this process: the next read of this replica sees it
+      try {
+        await next();
+      } finally {
+        options.version.invalidate();
+      }
+      return;
+    }
+    if (!options.cacheable(c.req.path) || c.req.header("authorization")) return next();
+    // a caller that may have just written (a cookie, or asks to revalidate) waits for a fresh
+    // version; anyone else gets one at most the version's maxAgeMs old
+    const strict = c.req.header("cookie") !== undefined || c.req.header("cache-control")?.includes("no-cache") === true;
+    const seen = strict ? await options.version.current() : await options.version.recent();
     if (seen === undefined) return next();
     if (seen !== version) advance(seen);
     const key = c.req.url;
@@ -136,11 +151,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       if (cached && servableWhileRefreshing(cached, seen)) return answer(c, cached, ifNoneMatch, "stale");
       const entry = await shared;
       if (entry) return answer(c, entry, ifNoneMatch, "hit");
-      countCacheLookup(c.var.surface, "response", "miss");
+      countCacheLookup(c.get("surface"), "response", "miss");
       return next(); // the leader's answer was not cacheable: run the handler
     }
 
-    countCacheLookup(c.var.surface, "response", "miss");
+    countCacheLookup(c.get("surface"), "response", "miss");
 
     let settle!: (entry: Entry | undefined) => void;
     const flight = new Promise<Entry | undefined>((resolve) => (settle = resolve));
@@ -157,7 +172,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       if (res.status === 200 && contentType.startsWith("application/json") && !res.headers.has("set-cookie")) {
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
-        entry = { body, contentType, etag, storedAt: Date.now(), version: seen };
+        const shared = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType };
+        entry = {
+          body,
+          contentType,
+          etag,
+          headers: { hit: { ...shared, [CACHE_STATUS_HEADER]: "hit" }, stale: { ...shared, [CACHE_STATUS_HEADER]: "stale" } },
+          storedAt: Date.now(),
+          version: seen,
+        };
         // computed from data at least as new as `seen`: keep it unless a newer version is known
         if (version === seen) store(key, entry);
         c.res = new Response(body, res);
@@ -173,4 +196,59 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 
   return { middleware, size: () => entries.size };
+}
+
+/**
+ * JSON answers kept by key and read version, for reads the response cache does not see (a
+ * caller's own data behind its credentials): `get` answers the body computed at `version`, or
+ * computes it once for every concurrent caller of that key and version (single flight). Bounded
+ * like the response cache (oldest dropped first); an answer of another version is never served.
+ */
+export interface VersionedBodies {
+  get(key: string, version: string, compute: () => Promise<unknown>): Promise<Uint8Array>;
+  size(): number;
+}
+
+export function createVersionedBodies({ maxEntries = 1_000, maxBytes = 64 * 2 ** 20 } = {}): VersionedBodies {
+  const entries = new Map<string, { version: string; body: Uint8Array }>();
+  const pending = new Map<string, Promise<Uint8Array>>();
+  let bytes = 0;
+  const encoder = new TextEncoder();
+
+  const store = (key: string, version: string, body: Uint8Array) => {
+    const old = entries.get(key);
+    if (old) {
+      bytes -= old.body.byteLength;
+      entries.delete(key);
+    }
+    if (body.byteLength > maxBytes / 4) return;
+    entries.set(key, { version, body });
+    bytes += body.byteLength;
+    for (const [k, e] of entries) {
+      if (entries.size <= maxEntries && bytes <= maxBytes) break;
+      entries.delete(k);
+      bytes -= e.body.byteLength;
+    }
+  };
+
+  return {
+    get(key, version, compute) {
+      const cached = entries.get(key);
+      if (cached?.version === version) return Promise.resolve(cached.body);
+      const flightKey = `${version}\n${key}`;
+      let flight = pending.get(flightKey);
+      if (!flight) {
+        flight = compute()
+          .then((value) => {
+            const body = encoder.encode(JSON.stringify(value));
+            store(key, version, body);
+            return body;
+          })
+          .finally(() => pending.delete(flightKey));
+        pending.set(flightKey, flight);
+      }
+      return flight;
+    },
+    size: () => entries.size,
+  };
 }

@@ -12,11 +12,15 @@
  *   BENCH_READ_ANALYZE=1            also measure after ANALYZE (default: statistics never gathered)
  *   BENCH_READ_ROUTES=page1,deep    only these routes
  *   BENCH_READ_KEEP=1               keep the benchmark database (its name is printed)
+ *   BENCH_READ_PROFILE=dir          a CPU profile of this process during each route's load, as
+ *                                   dir/<size>-<route>.cpuprofile (summary: profile-summary.ts)
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs `wrk` on PATH.
  */
 import { serve, type ServerType } from "@hono/node-server";
+import { Session } from "node:inspector/promises";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Hono } from "hono";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -152,6 +156,26 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number) {
 
 type PageBody = { data: { pods: Array<{ cumulativeUpVotesVolume: string }> } };
 
+const profileDir = process.env.BENCH_READ_PROFILE;
+
+/** Runs `work` under the V8 CPU profiler when BENCH_READ_PROFILE is set (the API runs in this process). */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!profileDir) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(profileDir, { recursive: true });
+    writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 async function main() {
   const started = Date.now();
   console.log(
@@ -229,7 +253,7 @@ async function main() {
       await (await fetch(`${api.urls.platform}${p}`, { headers })).arrayBuffer();
       await load(api.urls.platform, [p], headers, 10, 1);
       const bareBefore = await bare();
-      const result = await load(api.urls.platform, [p], headers);
+      const result = await profiled(`${scale}-${route.name}${label.replace(/\W+/g, "")}`, () => load(api.urls.platform, [p], headers));
       rows.push({ scale, route: `${route.name}${label}`, path: p, result, bare: bareBefore });
       console.log(`  ${scale} ${route.name}${label}: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (bare ${fmt(bareBefore.rps)} req/s)`);
     }
@@ -250,11 +274,19 @@ async function main() {
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
     // like Base: a block every BENCH_READ_BLOCK_MS changes an indexed vote total and the checkpoint
     const blocks = blockProducer(databaseUrl, `${api.urls.platform}${ROUTES[0]!.path(data)}`, blockMs);
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const gcBefore = performance.eventLoopUtilization();
     const result = await load(api.urls.platform, mixPaths, undefined, MIX_CONNECTIONS, mixSeconds);
+    loopDelay.disable();
+    const utilization = performance.eventLoopUtilization(gcBefore).utilization;
     const visible = await blocks.stop();
     const memory = process.memoryUsage().rss / 2 ** 20;
     console.log(
       `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
+    );
+    console.log(
+      `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,
     );
     if (visible.length > 0) {
       const sorted = [...visible].sort((a, b) => a - b);

@@ -34,11 +34,11 @@ afterAll(async () => {
 });
 
 /** One API replica: its own pool and cache; its handler counts its runs and reads both stores. */
-function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
+function startReplica(viewsSchema = "chain", maxStaleMs?: number, maxAgeMs?: number) {
   const store = createDb(database.url);
   replicas.push(store);
   const cache = createResponseCache({
-    version: createReadVersion(store.pool, viewsSchema),
+    version: createReadVersion(store.pool, viewsSchema, { maxAgeMs }),
     cacheable: (path) => path.startsWith("/api/v1/public/"),
     maxStaleMs,
   });
@@ -58,6 +58,10 @@ function startReplica(viewsSchema = "chain", maxStaleMs?: number) {
   router.get("/api/v1/public/things", handler);
   router.get("/api/v1/me/things", handler);
   router.get("/api/v1/public/missing", (c) => c.json({ error: "Not found" }, 404));
+  router.post("/api/v1/me/things", async (c) => {
+    await store.pool.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-post-' || gen_random_uuid())`);
+    return c.json({ data: { ok: true } }, 201);
+  });
   const app = createTestApp(router);
   /** Holds the handlers until the returned function is called. */
   const hold = () => {
@@ -194,5 +198,39 @@ describe("read cache", () => {
     const [a, b] = await Promise.all([leader, follower]);
     expect((await body(a)).users).toBe(old.users + 1);
     expect((await body(b)).users).toBe(old.users + 1);
+  });
+});
+
+describe("read cache with a read version up to maxAgeMs old (READ_VERSION_MAX_AGE_MS)", () => {
+  const MAX_AGE_MS = 100;
+  const withCookie = { headers: { cookie: "idp-token=x" } };
+  const pastMaxAge = () => new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 20));
+
+  it("shows a write committed elsewhere at once with a cookie or no-cache, and within maxAgeMs to anyone, on every replica", async () => {
+    const a = startReplica("chain", undefined, MAX_AGE_MS);
+    const b = startReplica("chain", undefined, MAX_AGE_MS);
+    const before = await body(await a.app.request("/api/v1/public/things?aged"));
+    await body(await b.app.request("/api/v1/public/things?aged"));
+    await admin.query(`INSERT INTO offchain.users (idp_subject) VALUES ('cache-aged-' || gen_random_uuid())`);
+    expect((await body(await a.app.request("/api/v1/public/things?aged", withCookie))).users).toBe(before.users + 1);
+    const noCache = { headers: { "cache-control": "no-cache" } };
+    expect((await body(await b.app.request("/api/v1/public/things?aged", noCache))).users).toBe(before.users + 1);
+    await pastMaxAge();
+    expect((await body(await a.app.request("/api/v1/public/things?aged"))).users).toBe(before.users + 1);
+    expect((await body(await b.app.request("/api/v1/public/things?aged"))).users).toBe(before.users + 1);
+  });
+
+  it("answers without a probe while the version is recent, and a write through the replica shows on its next read", async () => {
+    const r = startReplica("chain", undefined, 60_000);
+    const before = await body(await r.app.request("/api/v1/public/things?own-aged"));
+    // a change committed elsewhere is not seen while the version is recent (here: a minute)
+    await admin.query(`UPDATE chain._ponder_checkpoint SET latest_checkpoint = '5000'`);
+    const cached = await r.app.request("/api/v1/public/things?own-aged");
+    expect(cached.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+    // a write answered by this replica: its next read waits for a fresh version
+    expect((await r.app.request("/api/v1/me/things", { method: "POST" })).status).toBe(201);
+    const after = await body(await r.app.request("/api/v1/public/things?own-aged"));
+    expect(after.users).toBe(before.users + 1);
+    expect(after.checkpoint).toBe("5000");
   });
 });

@@ -245,32 +245,79 @@ export async function listPublicPods(
   )!;
   const stamp = await listStamp(db);
   const key = `pods\n${search ?? ""}\n${epoch ?? ""}\n${subnetTokenId ?? ""}`;
+  // the whole list or an epoch's (most pods): walk the listed drafts' index newest first (see
+  // inTokenOrder); a search or a datanet may match few pods, found by their own indexes
+  const walkByDraft = search === undefined && subnetTokenId === undefined;
   const countAll = async () =>
     (await db.select({ total: count() }).from(podDrafts).innerJoin(chain.pod, podJoin).where(where))[0]?.total ?? 0;
   const page = async () => {
-    const boundary = offset === 0 ? undefined : await publicPageBoundary(db, stamp, key, where, offset);
+    const boundary = offset === 0 ? undefined : await publicPageBoundary(db, stamp, key, where, offset, walkByDraft);
     if (boundary === null) return [];
-    return selectPublic(db)
-      .where(boundary === undefined ? where : and(where, lte(chain.pod.id, boundary)))
-      .orderBy(desc(chain.pod.id))
-      .limit(limit);
+    if (!walkByDraft) {
+      return selectPublic(db)
+        .where(boundary === undefined ? where : and(where, lte(chain.pod.id, boundary)))
+        .orderBy(desc(chain.pod.id))
+        .limit(limit);
+    }
+    return inTokenOrder(db, (tx) =>
+      selectPublic(tx)
+        .where(boundary === undefined ? where : and(where, lte(podDrafts.tokenId, boundary.toString())))
+        .orderBy(desc(podDrafts.tokenId))
+        .limit(limit),
+    );
   };
   const [rows, total] = await Promise.all([page(), cachedAtStamp(stamp, `${key}\ntotal`, countAll)]);
   return { rows: rows.map(toPublicRow), total };
 }
 
 /** The token id of the row at `offset` of the list (null past its end), once per stamp. */
-function publicPageBoundary(db: Executor, stamp: string | undefined, key: string, where: SQL, offset: number): Promise<bigint | null> {
+function publicPageBoundary(
+  db: Executor,
+  stamp: string | undefined,
+  key: string,
+  where: SQL,
+  offset: number,
+  walkByDraft: boolean,
+): Promise<bigint | null> {
   return cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
-    const [row] = await db
-      .select({ id: chain.pod.id })
-      .from(podDrafts)
-      .innerJoin(chain.pod, podJoin)
-      .where(where)
-      .orderBy(desc(chain.pod.id))
-      .offset(offset)
-      .limit(1);
+    if (!walkByDraft) {
+      const [row] = await db
+        .select({ id: chain.pod.id })
+        .from(podDrafts)
+        .innerJoin(chain.pod, podJoin)
+        .where(where)
+        .orderBy(desc(chain.pod.id))
+        .offset(offset)
+        .limit(1);
+      return row ? row.id : null;
+    }
+    const [row] = await inTokenOrder(db, (tx) =>
+      tx
+        .select({ id: chain.pod.id })
+        .from(podDrafts)
+        .innerJoin(chain.pod, podJoin)
+        .where(where)
+        .orderBy(desc(podDrafts.tokenId))
+        .offset(offset)
+        .limit(1),
+    );
     return row ? row.id : null;
+  });
+}
+
+/**
+ * Runs a read of the public list in token order (newest first) with sorting disabled for its
+ * plan, so PostgreSQL walks `pod_drafts_listed_token_idx` backwards and stops after the page
+ * instead of joining every listed pod and sorting them. Without statistics (a fresh database
+ * after a bulk load, before ANALYZE) the planner takes `archived_at IS NULL` for 0.5% of the rows
+ * and picks join-then-sort: ~1 s for page 1 at 100k pods, against ~0.5 ms this way (EXPLAIN
+ * ANALYZE in the bench database). The list is ordered by the draft's token id, equal to the
+ * indexed pod's id by the join, so pages are unchanged. `SET LOCAL` ends with the transaction.
+ */
+function inTokenOrder<T>(db: Executor, read: (tx: Executor) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL enable_sort = off`);
+    return read(tx);
   });
 }
 
