@@ -10,7 +10,7 @@ import { badRequest } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
 import { indexedWalletVotesOnPod } from "../repositories/indexed-votes";
 import { insertReportedVote, unindexedReportedVoteExists } from "../repositories/reported-votes";
-import { recordWithTransaction } from "./subnet-drafts";
+import { type Alongside, recordWithTransaction } from "./subnet-drafts";
 
 export { assertTransactionUnused, recordWithTransaction } from "./subnet-drafts";
 export { indexedPodExists } from "../repositories/indexed-votes";
@@ -86,9 +86,10 @@ export async function recordReportedVote(
   db: OffchainDb,
   vote: VerifiedVote,
   by: { userId?: string; agentId?: string; podKey: string },
+  alongside?: Alongside,
 ): Promise<string> {
   if (vote.epoch > 2_147_483_647n) throw badRequest("epoch out of range");
-  await recordWithTransaction(db, { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId }, (executor) =>
+  await recordWithTransaction(db, { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId, alongside }, (executor) =>
     insertReportedVote(executor, {
       voteId: vote.voteId,
       userId: by.userId ?? null,
