@@ -86,9 +86,9 @@ export async function verifyTransaction<TAbi extends Abi, TEventName extends Con
   return { receipt, event, logs: receipt.logs };
 }
 
-/** Who sent a mined transaction (400 when it is unknown or not mined yet, 503 when the RPC fails). */
-export async function transactionSender(client: PublicClient, hash: Hash): Promise<Address> {
-  return (await fetchReceipt(client, hash)).from;
+/** A mined transaction's receipt, e.g. to learn who sent it (`from`): 400 when it is unknown or not mined yet, 503 when the RPC fails. */
+export function transactionReceipt(client: PublicClient, hash: Hash): Promise<TransactionReceipt> {
+  return fetchReceipt(client, hash);
 }
 
 async function fetchReceipt(client: PublicClient, hash: Hash): Promise<TransactionReceipt> {

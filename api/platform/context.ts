@@ -17,7 +17,8 @@ import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
 import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
-import { EventStreamSlots } from "./services/events";
+import { EventFeed } from "./services/event-feed";
+import { EVENT_BATCH, EventStreamSlots } from "./services/events";
 import { createPriceSource, type PriceSource } from "./services/price";
 import { assertPathMatch } from "./schemas/common";
 
@@ -127,6 +128,8 @@ export interface PlatformServices extends SurfaceContext {
   agents: AgentsConfig;
   /** Open GET /events streams of this app, capped by EVENTS_MAX_STREAMS. */
   eventStreams: EventStreamSlots;
+  /** The one poller of the event log that every open GET /events stream of this app shares. */
+  eventFeed: EventFeed;
 }
 
 export type PlatformEnv = ContextEnv<PlatformServices>;
@@ -148,6 +151,13 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
     platform,
     agents: deps.agentsConfig ?? platform.agents,
     eventStreams: new EventStreamSlots(platform.config.events.maxStreams),
+    eventFeed: new EventFeed({
+      db: deps.db,
+      viewsSchema: deps.config.ponderViewsSchema,
+      pollIntervalMs: platform.config.events.pollIntervalMs,
+      batchSize: EVENT_BATCH,
+      logger: deps.logger,
+    }),
   };
 }
 

@@ -9,7 +9,9 @@ import { createTestClient, decodeEventLog, http, parseEther, type Abi, type Hex 
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { roleAccount, type Role } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
-import { runEventStream } from "../../api/platform/services/events";
+import { createDb, type OffchainDb } from "../../api/db/client";
+import { EventFeed } from "../../api/platform/services/event-feed";
+import { EVENT_BATCH, type EventFilter, type Resume, runEventStream, topicsOf } from "../../api/platform/services/events";
 import { BASE, json, usePlatformHarness } from "./harness";
 
 const MAX_STREAMS = 3;
@@ -375,5 +377,158 @@ describe("GET /events", () => {
       },
     });
     expect(got).toEqual(expected);
+  });
+});
+
+describe("GET /events: one shared poller per process", () => {
+  /** A stream run through the service on `feed`, as the handler runs it. */
+  function serviceStream(feed: EventFeed, db: OffchainDb, filter: EventFilter, resume: Resume) {
+    const got: Array<{ event: string; id: string | undefined }> = [];
+    let aborted = false;
+    let wake: (() => void) | undefined;
+    const done = runEventStream({
+      db,
+      viewsSchema: "chain",
+      topics: topicsOf(filter),
+      resume,
+      pollIntervalMs: 100,
+      keepAliveMs: 60_000,
+      feed,
+      logger: { warn: () => undefined },
+      signal: {
+        get aborted() {
+          return aborted;
+        },
+        wait: (ms) =>
+          new Promise<void>((resolve) => {
+            wake?.();
+            const timer = setTimeout(finish, ms);
+            function finish() {
+              clearTimeout(timer);
+              if (wake === finish) wake = undefined;
+              resolve();
+            }
+            wake = finish;
+          }),
+      },
+      write: async (message) => {
+        if ("event" in message) got.push({ event: message.event, id: message.id });
+      },
+    });
+    return {
+      got,
+      close: async () => {
+        aborted = true;
+        wake?.();
+        await done;
+      },
+    };
+  }
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  async function until(done: () => boolean, what: string, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(10);
+    }
+  }
+
+  it("reads the log once per interval whatever the number of streams, and each stream gets exactly its events", async () => {
+    // a store of its own whose every statement is counted (the pool runs each on a client of its own)
+    const store = createDb(h().database.url, { chainSchemaName: "chain", maxConnections: 4 });
+    let queries = 0;
+    store.pool.on("connect", (client) => {
+      const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        queries += 1;
+        return clientQuery(...args);
+      };
+    });
+    const feed = new EventFeed({
+      db: store.db,
+      viewsSchema: "chain",
+      pollIntervalMs: 100,
+      batchSize: EVENT_BATCH,
+      logger: { warn: () => undefined },
+    });
+    const voter1 = who("voter1").address.toLowerCase() as `0x${string}`;
+    const filters: Array<[string, EventFilter]> = [
+      ["", {}],
+      ["datanet=1", { datanet: 1n }],
+      ["datanet=2", { datanet: 2n }],
+      ["pod=1", { pod: 1n }],
+      ["pod=2", { pod: 2n }],
+      [`wallet=${voter1}`, { wallet: voter1 }],
+      [`wallet=${who("voter3").address}`, { wallet: who("voter3").address }],
+      [`wallet=${voter1}&datanet=2`, { wallet: voter1, datanet: 2n }],
+      [`wallet=${who("curatorB").address}`, { wallet: who("curatorB").address }],
+      [`pod=1&wallet=${who("voter2").address}`, { pod: 1n, wallet: who("voter2").address }],
+    ];
+
+    /** Counts from right after a poll completes (the next one starts an interval later). */
+    async function mark() {
+      const polls = feed.polls;
+      await until(() => feed.polls > polls, "a poll");
+      return { queries, statements: feed.statements, polls: feed.polls };
+    }
+
+    /** Statements per completed poll while `count` streams are open and joined, nothing new on chain. */
+    async function idleCost(count: number) {
+      const streams = Array.from({ length: count }, (_, i) =>
+        serviceStream(feed, store.db, filters[i % filters.length]![1], { kind: "now" }),
+      );
+      await until(() => feed.joined === count, `${count} streams to join`);
+      const start = await mark();
+      await until(() => feed.polls >= start.polls + 10, "10 polls");
+      const cost = { queries: queries - start.queries, polls: feed.polls - start.polls };
+      return { streams, cost };
+    }
+
+    try {
+      const one = await idleCost(1);
+      await one.streams[0]!.close();
+      expect(feed.running).toBe(false);
+      const many = await idleCost(100);
+      // one statement per poll, with 1 stream as with 100
+      expect(one.cost.queries).toBe(one.cost.polls);
+      expect(many.cost.queries).toBe(many.cost.polls);
+
+      // new events while the 100 streams are open: still one statement per poll, fanned out in memory
+      const before = (await chainEvents()).at(-1)!.id;
+      const start = await mark();
+      await h().write(who("voter1"), "PodManager", "vote", [1n, CORE("1"), true]);
+      await h().write(who("voter3"), "VeCore", "stake", [CORE("5"), BigInt(60 * DAY)]);
+      await h().write(who("curatorB"), "SubnetManager", "accessSubnetWithCOREFee", [2n, who("voter1").address]);
+      await h().caughtUp();
+      const last = (await chainEvents()).at(-1)!.id;
+      await until(() => many.streams[0]!.got.some((m) => m.id === last), "the unfiltered stream to get the new events");
+      const end = await mark();
+      expect(end.queries - start.queries).toBe(end.statements - start.statements);
+      expect(end.statements - start.statements).toBe(end.polls - start.polls);
+
+      // each stream got exactly what a replay with its filter from the same point gives
+      for (const [i, stream] of many.streams.entries()) {
+        if (i < filters.length) {
+          const [query] = filters[i]!;
+          const replay = await connect(`?${query}&lastEventId=${before}`);
+          const expected = await replay.idle();
+          await replay.close();
+          open.splice(open.indexOf(replay), 1);
+          expect(stream.got, query).toEqual(expected.map((m) => ({ event: m.event, id: m.id })));
+        } else {
+          expect(stream.got).toEqual(many.streams[i % filters.length]!.got);
+        }
+      }
+      expect(many.streams[0]!.got.length).toBe(3);
+
+      await Promise.all(many.streams.map((stream) => stream.close()));
+      // the last stream gone, the poller stops: no timer left
+      expect(feed.size).toBe(0);
+      expect(feed.running).toBe(false);
+    } finally {
+      feed.close();
+      await store.pool.end();
+    }
   });
 });

@@ -10,7 +10,9 @@
  * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
  */
 import { parseAbi, parseEventLogs, type Account, type Address, type Hash, type TransactionReceipt } from "viem";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { agents } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
 import { agentFromRegistration, listed, mintedPod, publishDatanet, walletProof, type Agent, type Ref } from "./agents-harness";
@@ -185,8 +187,22 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     await buyAccessLive(operator, research);
     const receipt = await voteLive(operator, userPod, CORE(40));
     const path = `${BASE}/agents/${node.id}/pods/${userPod.id}/votes`;
-    const accepted = await h().request(path, { headers, body: { txHash: receipt.transactionHash } });
+    // the sender is learned from the receipt the verification uses: the RPC is asked for it once
+    const client = h().context.chain().client;
+    const getReceipt = client.getTransactionReceipt;
+    let receiptCalls = 0;
+    client.getTransactionReceipt = (args) => {
+      if (args.hash === receipt.transactionHash) receiptCalls += 1;
+      return getReceipt(args);
+    };
+    const accepted = await h().request(path, { headers, body: { txHash: receipt.transactionHash } }).finally(() => {
+      client.getTransactionReceipt = getReceipt;
+    });
     expect(accepted.status).toBe(200);
+    expect(receiptCalls).toBe(1);
+    // adopted with the record, in its transaction
+    const [adopted] = await h().store.db.select().from(agents).where(eq(agents.id, node.id));
+    expect(adopted).toMatchObject({ walletAddress: operator.address.toLowerCase() });
     const id = `${receipt.transactionHash}-${votedLogIndex(receipt)}`;
     expect(await json(accepted)).toEqual({ data: { id } });
     await h().caughtUp();

@@ -14,8 +14,8 @@
  * first transaction it records, if no other agent acts for that wallet (`agentWalletFor`).
  */
 import { randomUUID } from "node:crypto";
-import { getAddress, type Address, type Hash, type PublicClient } from "viem";
-import { transactionSender } from "../../../chain/verify-tx";
+import { getAddress, type Address, type Hash, type PublicClient, type TransactionReceipt } from "viem";
+import { transactionReceipt } from "../../../chain/verify-tx";
 import type { OffchainDb } from "../../db/client";
 import { isUuid } from "../../db/refs";
 import type { AuthenticatedAgent } from "../../http/auth/agent-bearer";
@@ -156,41 +156,69 @@ export async function bindAgentWallet(
   return { id: agentId, walletAddress: verified.wallet };
 }
 
+/** The wallet an agent records a transaction for, and how to verify and store that record. */
+export type AgentWallet = {
+  wallet: Address;
+  /**
+   * The platform context to verify the transaction with: for an agent without a wallet, its chain
+   * client answers this transaction's receipt from the one already fetched to learn the sender,
+   * so the verification asks the RPC for it no second time.
+   */
+  context: PlatformContext;
+  /** Binds the sender to an agent without a wallet, inside the transaction that stores the record. */
+  alongside?: (executor: Executor) => Promise<void>;
+};
+
+/** `context` with a chain client that answers `receipt`'s transaction from it (any other call goes to the RPC). */
+function withKnownReceipt(context: PlatformContext, receipt: TransactionReceipt): PlatformContext {
+  const chain = context.chain();
+  const known = receipt.transactionHash.toLowerCase();
+  const client = new Proxy(chain.client, {
+    get(target, property, receiver) {
+      if (property === "getTransactionReceipt") {
+        return (args: { hash: Hash }) =>
+          args.hash.toLowerCase() === known ? Promise.resolve(receipt) : target.getTransactionReceipt(args);
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return { ...context, chain: () => ({ ...chain, client }) };
+}
+
 /**
  * The wallet whose transaction `txHash` the agent records. An agent with a wallet: that wallet.
  * An agent without one (the live clients register with a name only, then record what the user's
  * own key sent) takes the transaction's sender, unless another agent acts for that wallet: adding
- * an agent to a bound wallet needs the wallet's signature (POST /agents/{agentId}/wallet).
- * `adopt` says whether the wallet is to be bound once the record is stored (`adoptWallet`).
+ * an agent to a bound wallet needs the wallet's signature (POST /agents/{agentId}/wallet). The
+ * sender is adopted as the agent's wallet in the record's own transaction (`alongside`), and the
+ * receipt fetched to learn it serves the verification too (`context`).
  */
 export async function agentWalletFor(
   db: OffchainDb,
   context: PlatformContext,
   agent: Pick<AuthenticatedAgent, "id" | "walletAddress">,
   txHash: Hash,
-): Promise<{ wallet: Address; adopt: boolean }> {
-  if (agent.walletAddress) return { wallet: agent.walletAddress, adopt: false };
-  let sender: Address;
+  now = new Date(),
+): Promise<AgentWallet> {
+  if (agent.walletAddress) return { wallet: agent.walletAddress, context };
+  let receipt: TransactionReceipt;
   try {
-    sender = await transactionSender(context.chain().client, txHash);
+    receipt = await transactionReceipt(context.chain().client, txHash);
   } catch (error) {
     throw chainErrorToHttp(error);
   }
-  const wallet = sender.toLowerCase() as Address;
+  const wallet = receipt.from.toLowerCase() as Address;
   if (await walletBoundToAnotherAgent(db, wallet, agent.id)) {
     throw badRequest(
       `The transaction's sender acts for another agent; bind it to this one with its signature: POST /agents/${agent.id}/wallet`,
     );
   }
-  return { wallet, adopt: true };
-}
-
-/** After the first record of an agent without a wallet: the sender of its transaction becomes its wallet. */
-export async function adoptWallet(
-  db: OffchainDb,
-  agentId: string,
-  choice: { wallet: Address; adopt: boolean },
-  now = new Date(),
-): Promise<void> {
-  if (choice.adopt) await adoptAgentWallet(db, agentId, choice.wallet, now);
+  return {
+    wallet,
+    context: withKnownReceipt(context, receipt),
+    alongside: async (executor) => {
+      // a concurrent first record of the same agent may have bound it already: the first one wins
+      await adoptAgentWallet(executor, agent.id, wallet, now);
+    },
+  };
 }

@@ -18,6 +18,11 @@
  * finds some of them gone (Ponder removes the rows of reorged blocks), it sends one `retraction`
  * per removed id, newest last, and then the events that replaced them. A retraction carries, as
  * its `id:`, the last event still valid (what a reconnecting client should resume from).
+ *
+ * Cost: a stream first decides its resume point and catches up with its own paged queries (one
+ * read-only snapshot per page), up to the cursor of the process's shared poller
+ * (services/event-feed.ts); then it joins that poller, which reads the log once per interval for
+ * every stream, and applies its own filters and retractions in memory.
  */
 import type { Logger } from "pino";
 import {
@@ -31,6 +36,7 @@ import {
 } from "../../../src/lib/event-log";
 import type { OffchainDb } from "../../db/client";
 import { FINALITY_DEPTH } from "../../reorgs/reconciler";
+import { blockKeyOf, EventFeed, type FeedNote, type FeedSubscription, type Mark, ORIGIN, presentEvent } from "./event-feed";
 import {
   eventExists,
   type EventRow,
@@ -92,28 +98,13 @@ export interface EventStreamOptions {
   signal: StreamSignal;
   logger: Pick<Logger, "warn">;
   batchSize?: number;
+  /** The process's shared poller; without one, the stream runs a poller of its own (tests). */
+  feed?: EventFeed;
 }
 
 const START: EventPosition = { blockNumber: -1n, logIndex: 0 };
 
-interface Mark {
-  id: string;
-  position: EventPosition;
-}
-
-/** An event as its `data:` line. */
-export function presentEvent(row: EventRow) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    blockNumber: Number(row.blockNumber),
-    blockHash: row.blockHash,
-    logIndex: row.logIndex,
-    txHash: row.txHash,
-    timestamp: new Date(Number(row.timestamp) * 1000).toISOString(),
-    data: row.data,
-  };
-}
+export { presentEvent };
 
 interface StreamState {
   /** The stream's position: the last event sent, or known to the client. */
@@ -132,7 +123,6 @@ const mark = (row: EventRow): Mark => ({
   id: row.id,
   position: { blockNumber: row.blockNumber, logIndex: row.logIndex },
 });
-const ORIGIN: Mark = { id: "0", position: START };
 /** Above every log index (the column is a PostgreSQL integer). */
 const MAX_LOG_INDEX = 2_147_483_647;
 
@@ -152,22 +142,25 @@ async function window(tx: Executor, topics: Topic[], head: bigint, upTo: EventPo
 }
 
 /**
- * One poll, in one snapshot: decides a pending resume point, retracts sent events the log lost,
- * reads the next events. Returns the messages and the next state; the caller's state is untouched
- * (a failed poll changes nothing).
+ * One poll of a catching-up stream, in one snapshot: decides a pending resume point, retracts sent
+ * events the log lost, reads the next events (up to `bound`, the shared poller's cursor, when
+ * given). Returns the messages and the next state; the caller's state is untouched (a failed poll
+ * changes nothing). `full`: more events are waiting before `bound`; `settled`: the resume point is
+ * decided and the head known (the stream may join the shared poller).
  */
 async function poll(
   options: EventStreamOptions,
   state: StreamState,
   batchSize: number,
-): Promise<{ messages: StreamMessage[]; state: StreamState; full: boolean }> {
+  bound?: EventPosition,
+): Promise<{ messages: StreamMessage[]; state: StreamState; full: boolean; settled: boolean }> {
   const { db, viewsSchema, topics } = options;
   return db.transaction(
     async (tx) => {
       const messages: StreamMessage[] = [];
       const next: StreamState = { ...state, recent: [...state.recent], undelivered: new Set(state.undelivered) };
       const head = await indexedBlockNumber(tx, viewsSchema);
-      if (head === undefined) return { messages, state, full: false };
+      if (head === undefined) return { messages, state, full: false, settled: false };
 
       const pending = next.pending;
       if (pending) {
@@ -191,7 +184,7 @@ async function poll(
           next.cursor = own;
         } else if (pending.position.blockNumber > head) {
           // this replica's indexer has not reached the client's block yet: decide later
-          return { messages, state, full: false };
+          return { messages, state, full: false, settled: false };
         } else {
           // the client's last event left the chain while it was away: everything it got after what
           // is final for sure is retracted, and the stream goes on from there
@@ -229,7 +222,8 @@ async function poll(
         }
       }
 
-      const rows = await eventsAfter(tx, topics, next.cursor.position, head, batchSize);
+      const read = await eventsAfter(tx, topics, next.cursor.position, head, batchSize);
+      const rows = bound ? read.filter((row) => comparePositions(row, bound) <= 0) : read;
       for (const row of rows) {
         // an event the client never got, back after a reorg undid and redid its block: still not sent
         if (!next.undelivered.has(row.id)) {
@@ -239,26 +233,83 @@ async function poll(
         next.recent.push(next.cursor);
       }
 
-      // what is final can no longer be retracted: forget it
-      const finalUpTo = head - FINALITY_DEPTH;
-      let keepFrom = next.recent.findIndex((m) => m.position.blockNumber > finalUpTo);
-      if (keepFrom < 0) keepFrom = next.recent.length;
-      keepFrom = Math.max(keepFrom, next.recent.length - MAX_REMEMBERED);
-      if (keepFrom > 0) {
-        next.floor = next.recent[keepFrom - 1]!;
-        for (const m of next.recent.slice(0, keepFrom)) next.undelivered.delete(m.id);
-        next.recent = next.recent.slice(keepFrom);
-      }
-      return { messages, state: next, full: rows.length === batchSize };
+      forgetFinal(next, head);
+      const reached = bound !== undefined && rows.length > 0 && comparePositions(rows.at(-1)!, bound) >= 0;
+      return { messages, state: next, full: read.length === batchSize && rows.length === read.length && !reached, settled: true };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
 }
 
-/** Runs one stream until the signal aborts. */
+/** What is final can no longer be retracted: forget it (in place). */
+function forgetFinal(state: StreamState, head: bigint): void {
+  const finalUpTo = head - FINALITY_DEPTH;
+  let keepFrom = state.recent.findIndex((m) => m.position.blockNumber > finalUpTo);
+  if (keepFrom < 0) keepFrom = state.recent.length;
+  keepFrom = Math.max(keepFrom, state.recent.length - MAX_REMEMBERED);
+  if (keepFrom > 0) {
+    state.floor = state.recent[keepFrom - 1]!;
+    for (const m of state.recent.slice(0, keepFrom)) state.undelivered.delete(m.id);
+    state.recent = state.recent.slice(keepFrom);
+  }
+}
+
+/**
+ * A note of the shared poller applied to one stream, in memory: retractions of its events in the
+ * blocks a reorg removed, then the new events that match its topics.
+ */
+function applyNote(state: StreamState, note: FeedNote, topics: readonly Topic[]): StreamMessage[] {
+  const messages: StreamMessage[] = [];
+  const gone = note.gone;
+  if (gone && state.recent.length > 0) {
+    const firstGone = state.recent.findIndex((m) => gone.has(blockKeyOf(m.id)));
+    if (firstGone >= 0) {
+      // a reorg removes whole blocks from the fork on: every event after the first lost one goes too
+      const lost = state.recent.slice(firstGone);
+      state.recent = state.recent.slice(0, firstGone);
+      state.cursor = state.recent.at(-1) ?? state.floor;
+      for (const m of lost) {
+        if (state.undelivered.has(m.id)) continue;
+        messages.push({ event: "retraction", id: state.cursor.id, data: JSON.stringify({ id: m.id, reason: "reorg" }) });
+      }
+    }
+  }
+  for (const event of note.events) {
+    // the stream read up to its cursor by itself (catching up in a snapshot at least as new)
+    if (comparePositions(event.mark.position, state.cursor.position) <= 0) continue;
+    if (!topics.every((topic) => event.topics.has(topic))) continue;
+    if (!state.undelivered.has(event.mark.id)) messages.push({ event: event.row.kind, id: event.mark.id, data: event.data });
+    state.cursor = event.mark;
+    state.recent.push(event.mark);
+  }
+  forgetFinal(state, note.head);
+  return messages;
+}
+
+/** Runs one stream until the signal aborts (or the shared poller closes). */
 export async function runEventStream(options: EventStreamOptions): Promise<void> {
-  const { write, signal } = options;
   const batchSize = options.batchSize ?? EVENT_BATCH;
+  const own = options.feed
+    ? undefined
+    : new EventFeed({
+        db: options.db,
+        viewsSchema: options.viewsSchema,
+        pollIntervalMs: options.pollIntervalMs,
+        logger: options.logger,
+        batchSize,
+      });
+  const feed = (options.feed ?? own)!;
+  const subscription = feed.subscribe(options.topics);
+  try {
+    await stream(options, feed, subscription, batchSize);
+  } finally {
+    feed.unsubscribe(subscription);
+    own?.close();
+  }
+}
+
+async function stream(options: EventStreamOptions, feed: EventFeed, subscription: FeedSubscription, batchSize: number) {
+  const { write, signal, topics } = options;
   let state: StreamState = {
     cursor: ORIGIN,
     floor: ORIGIN,
@@ -275,25 +326,50 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   };
 
   await send({ comment: "protocol events" });
-  while (!signal.aborted) {
-    let messages: StreamMessage[] = [];
-    let full = false;
-    try {
-      const result = await poll(options, state, batchSize);
-      ({ messages, state, full } = result);
-      failing = false;
-    } catch (error) {
-      if (!failing) options.logger.warn({ err: error }, "event stream: reading the event log failed; retrying");
-      failing = true;
+  while (!signal.aborted && !feed.isClosed) {
+    if (!subscription.joined) {
+      // catching up by itself, up to the shared poller's cursor
+      const target = feed.target();
+      let messages: StreamMessage[] = [];
+      let full = false;
+      let settled = false;
+      try {
+        const result = await poll(options, state, batchSize, target?.cursor.position);
+        ({ messages, state, full, settled } = result);
+        failing = false;
+      } catch (error) {
+        if (!failing) options.logger.warn({ err: error }, "event stream: reading the event log failed; retrying");
+        failing = true;
+      }
+      for (const message of messages) {
+        if (signal.aborted) return;
+        await send(message);
+      }
+      if (full) continue;
+      if (settled && target) {
+        if (feed.tryJoin(subscription, target.version, state.recent)) continue;
+        // the poller moved on meanwhile: catch up to its new cursor at once
+        if (feed.target()?.version !== target.version) continue;
+      }
+    } else {
+      for (const note of subscription.take()) {
+        if (!subscription.joined) break;
+        if (note.topicsVersion < subscription.topicsVersion) {
+          // read without this stream's topics (it subscribed during that poll): catch up by itself
+          feed.leave(subscription);
+          break;
+        }
+        for (const message of applyNote(state, note, topics)) {
+          if (signal.aborted) return;
+          await send(message);
+        }
+      }
+      if (subscription.joined && subscription.head !== undefined) forgetFinal(state, subscription.head);
+      if (subscription.notes.length > 0 || !subscription.joined) continue;
     }
-    for (const message of messages) {
-      if (signal.aborted) return;
-      await send(message);
-    }
-    if (full) continue;
     if (Date.now() - lastWrite >= options.keepAliveMs) await send({ comment: "keep-alive" });
-    const untilKeepAlive = options.keepAliveMs - (Date.now() - lastWrite);
-    await signal.wait(Math.max(0, Math.min(options.pollIntervalMs, untilKeepAlive)));
+    // the next poll of the shared poller wakes the stream; the timer only covers a poller that stalls
+    await Promise.race([subscription.next(), signal.wait(options.keepAliveMs)]);
   }
 }
 

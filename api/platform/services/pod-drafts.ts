@@ -26,7 +26,7 @@ import {
 } from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
 import { podNotFound } from "./refs";
-import { assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
+import { type Alongside, assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 
 /** Who creates a pod: a user, an agent, or (chat server mints) only a wallet. */
 export type PodCreator = Creator | { kind: "wallet"; wallet: Address };
@@ -171,6 +171,7 @@ export async function createMintedPod(
     txHash,
     source,
     slopCheckSkipped,
+    alongside,
   }: {
     creator: PodCreator;
     wallet: Address;
@@ -179,6 +180,8 @@ export async function createMintedPod(
     txHash: Hash;
     source?: PodSource;
     slopCheckSkipped?: boolean;
+    /** Committed with the pod (an agent adopting its wallet). */
+    alongside?: Alongside;
   },
 ): Promise<{ id: string; tokenId: bigint }> {
   const subnet = await resolveTargetSubnet(db, creator, body.subnetId);
@@ -189,7 +192,7 @@ export async function createMintedPod(
   const id = randomUUID();
   await recordWithTransaction(
     db,
-    { txHash, kind: TX_KINDS.podMint, recordId: id },
+    { txHash, kind: TX_KINDS.podMint, recordId: id, alongside },
     (executor) =>
       insertPodDraft(executor, {
         id,

@@ -7,25 +7,25 @@
  * The confirmations rule of the routes (TX_MIN_CONFIRMATIONS) is not applied again: a re-mined
  * transaction is judged on its facts, and the reconciler keeps checking it until it is final.
  */
-import { eq, sql } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import { ChainUnavailableError, TxVerificationError } from "../../../chain/verify-tx";
 import { SUBNET_PARAMS, type SubnetParam } from "../../../src/lib/enums";
 import { eventId } from "../../../src/lib/ids";
 import type { OffchainDb } from "../../db/client";
 import { isTokenIdRef } from "../../db/refs";
-import {
-  podDrafts,
-  podRepublishes,
-  subnetDrafts,
-  subnetParameterUpdates,
-  boostsReported,
-  subscriptionOrders,
-  votesReported,
-} from "../../db/offchain";
 import { HttpError } from "../../http/errors";
 import type { RecordVerdict, RecordVerifier, RecordVerifiers } from "../../reorgs/reconciler";
 import type { PlatformContext } from "../context";
+import {
+  moveSubscriptionOrderStatement,
+  podDraftByMintTx,
+  podRepublishByTx,
+  reportedBoostByTx,
+  subnetDraftByPublishTx,
+  subnetParameterUpdateByTx,
+  subscriptionOrderByTx,
+} from "../repositories/records-by-tx";
+import { findReportedVoteByTx, moveReportedVoteStatements } from "../repositories/reported-votes";
 import { findSubnetDraft } from "../repositories/subnets";
 import { verifyPodMint, verifyPodRepublish } from "./pod-drafts";
 import { verifyBoost } from "./stakes";
@@ -61,14 +61,11 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const podMint: RecordVerifier = ({ txHash, from }) =>
     judged(async () => {
-      const [draft] = await db.select().from(podDrafts).where(eq(podDrafts.mintTxHash, txHash)).limit(1);
+      const found = await podDraftByMintTx(db, txHash);
+      const draft = found?.draft;
       if (!draft?.tokenId || !draft.walletAddress) return changed("the pod draft no longer names this mint");
       // after a republish the draft names the pod's current datanet, not the one it was minted into
-      const [republish] = await db
-        .select({ id: podRepublishes.id })
-        .from(podRepublishes)
-        .where(eq(podRepublishes.podDraftId, draft.id))
-        .limit(1);
+      const republish = found?.republished;
       const subnetTokenId = republish ? undefined : await subnetTokenIdOf(db, draft.subnetId);
       if (!republish && subnetTokenId === undefined) return changed("the pod's datanet is not published any more");
       const { tokenId } = await verifyPodMint(context, {
@@ -84,7 +81,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const subnetPublish: RecordVerifier = ({ txHash, from }) =>
     judged(async () => {
-      const [draft] = await db.select().from(subnetDrafts).where(eq(subnetDrafts.publishTxHash, txHash)).limit(1);
+      const draft = await subnetDraftByPublishTx(db, txHash);
       if (!draft?.tokenId) return changed("the datanet draft no longer names this publish");
       const { tokenId } = await verifySubnetPublish(context, {
         wallet: from,
@@ -98,16 +95,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const subnetParameter: RecordVerifier = ({ txHash, from }) =>
     judged(async () => {
-      const [row] = await db
-        .select({
-          param: subnetParameterUpdates.param,
-          value: subnetParameterUpdates.value,
-          tokenId: subnetDrafts.tokenId,
-        })
-        .from(subnetParameterUpdates)
-        .innerJoin(subnetDrafts, eq(subnetDrafts.id, subnetParameterUpdates.subnetDraftId))
-        .where(eq(subnetParameterUpdates.txHash, txHash))
-        .limit(1);
+      const row = await subnetParameterUpdateByTx(db, txHash);
       if (!row?.tokenId || !SUBNET_PARAMS.includes(row.param as SubnetParam))
         return changed("the setter record is gone");
       await verifySubnetParameter(context, {
@@ -122,12 +110,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const podRepublish: RecordVerifier = ({ txHash, from }) =>
     judged(async () => {
-      const [row] = await db
-        .select({ subnetTokenId: podRepublishes.subnetTokenId, tokenId: podDrafts.tokenId })
-        .from(podRepublishes)
-        .innerJoin(podDrafts, eq(podDrafts.id, podRepublishes.podDraftId))
-        .where(eq(podRepublishes.txHash, txHash))
-        .limit(1);
+      const row = await podRepublishByTx(db, txHash);
       if (!row?.tokenId) return changed("the republished pod is not minted any more");
       const { subnetTokenId } = await verifyPodRepublish(context, {
         wallet: from,
@@ -141,7 +124,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const vote: RecordVerifier = ({ txHash }) =>
     judged(async () => {
-      const [row] = await db.select().from(votesReported).where(eq(votesReported.txHash, txHash)).limit(1);
+      const row = await findReportedVoteByTx(db, txHash);
       if (!row) return changed("the reported vote is gone");
       const verified = await verifyVoteTransaction(context, {
         hash: txHash,
@@ -161,16 +144,13 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
       const voteId = eventId(txHash, verified.logIndex);
       return holds({
         holds: true,
-        updates: [
-          sql`UPDATE offchain.votes_reported SET vote_id = ${voteId}, log_index = ${verified.logIndex} WHERE tx_hash = ${txHash}`,
-          sql`UPDATE offchain.verified_transactions SET record_id = ${voteId} WHERE tx_hash = ${txHash}`,
-        ],
+        updates: moveReportedVoteStatements(txHash, voteId, verified.logIndex),
       });
     });
 
   const boost: RecordVerifier = ({ txHash }) =>
     judged(async () => {
-      const [row] = await db.select().from(boostsReported).where(eq(boostsReported.txHash, txHash)).limit(1);
+      const row = await reportedBoostByTx(db, txHash);
       if (!row) return changed("the reported boost is gone");
       await verifyBoost(context, {
         wallet: row.staker as Address,
@@ -183,7 +163,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
 
   const order: RecordVerifier = ({ txHash, from }) =>
     judged(async () => {
-      const [row] = await db.select().from(subscriptionOrders).where(eq(subscriptionOrders.txHash, txHash)).limit(1);
+      const row = await subscriptionOrderByTx(db, txHash);
       if (!row) return changed("the order is gone");
       const { client, protocol } = context.chain();
       const payment = await verifyPackagePayment(client, protocol.contracts, {
@@ -195,9 +175,7 @@ export function createRecordVerifiers(db: OffchainDb, platform: PlatformContext)
         return changed(`the payment is now ${payment.amount}, not ${row.amount}`);
       return holds({
         holds: true,
-        updates: [
-          sql`UPDATE offchain.subscription_orders SET block_number = ${payment.blockNumber.toString()} WHERE tx_hash = ${txHash}`,
-        ],
+        updates: [moveSubscriptionOrderStatement(txHash, payment.blockNumber)],
       });
     });
 

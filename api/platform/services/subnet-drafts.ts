@@ -41,6 +41,9 @@ export const TX_ALREADY_USED = "Transaction already used";
 
 // ---- errors and races ----
 
+/** What else commits with a record, in its transaction (an agent adopting its transaction's sender as its wallet). */
+export type Alongside = (executor: Executor) => Promise<void>;
+
 /**
  * Runs `record` in one transaction that also writes the txHash to `verified_transactions`; a txHash
  * already there (now or by a concurrent request) is 400 "Transaction already used". Other unique
@@ -48,14 +51,17 @@ export const TX_ALREADY_USED = "Transaction already used";
  */
 export async function recordWithTransaction<T>(
   db: OffchainDb,
-  tx: { txHash: Hash; kind: string; recordId: string },
+  tx: { txHash: Hash; kind: string; recordId: string; alongside?: Alongside },
   record: (executor: Executor) => Promise<T>,
   conflictMessage = "Conflicting record",
 ): Promise<T> {
+  const { alongside, ...verified } = tx;
   try {
     return await db.transaction(async (executor) => {
-      await insertVerifiedTransaction(executor, tx);
-      return record(executor);
+      await insertVerifiedTransaction(executor, verified);
+      const result = await record(executor);
+      await alongside?.(executor);
+      return result;
     });
   } catch (error) {
     if (error instanceof HttpError) throw error;
@@ -168,7 +174,13 @@ export async function publishSubnetDraft(
 export async function createPublishedSubnet(
   db: OffchainDb,
   context: PlatformContext,
-  { creator, wallet, body, txHash }: { creator: Creator; wallet: Address; body: SubnetDraftBody; txHash: Hash },
+  {
+    creator,
+    wallet,
+    body,
+    txHash,
+    alongside,
+  }: { creator: Creator; wallet: Address; body: SubnetDraftBody; txHash: Hash; alongside?: Alongside },
 ): Promise<{ id: string; tokenId: bigint }> {
   await assertTransactionUnused(db, txHash);
   const { tokenId } = await verifySubnetPublish(context, { wallet, primaryToken: body.nativeTokenAddress, txHash });
@@ -176,7 +188,7 @@ export async function createPublishedSubnet(
   const id = randomUUID();
   const row = await recordWithTransaction(
     db,
-    { txHash, kind: TX_KINDS.subnetPublish, recordId: id },
+    { txHash, kind: TX_KINDS.subnetPublish, recordId: id, alongside },
     (executor) =>
       insertSubnetDraft(executor, {
         id,

@@ -40,7 +40,7 @@ import {
   subscriptionAccess,
   type OrderRow,
 } from "../repositories/subscriptions";
-import { adoptWallet, agentWalletFor } from "./agent-wallets";
+import { agentWalletFor } from "./agent-wallets";
 import { assertTransactionUnused, ORDER_TX_KIND, recordWithTransaction } from "./votes";
 
 const DAY_MS = 86_400_000;
@@ -155,9 +155,9 @@ export async function createOrder(
   },
 ): Promise<string> {
   await assertTransactionUnused(db, txHash);
-  const sender = await agentWalletFor(db, context, agent, txHash);
+  const sender = await agentWalletFor(db, context, agent, txHash, now);
   const wallet = sender.wallet;
-  const { client, protocol } = context.chain();
+  const { client, protocol } = sender.context.chain();
   let payment: VerifiedPayment;
   try {
     payment = await verifyPackagePayment(client, protocol.contracts, {
@@ -170,7 +170,7 @@ export async function createOrder(
   }
   const verified = payment.confirmations >= BigInt(config.orderMinConfirmations);
   const id = randomUUID();
-  await recordWithTransaction(db, { txHash, kind: ORDER_TX_KIND, recordId: id }, (executor) =>
+  await recordWithTransaction(db, { txHash, kind: ORDER_TX_KIND, recordId: id, alongside: sender.alongside }, (executor) =>
     insertOrder(executor, {
       id,
       agentId: agent.id,
@@ -187,7 +187,6 @@ export async function createOrder(
       expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
     }),
   );
-  await adoptWallet(db, agent.id, sender, now);
   return id;
 }
 

@@ -3,17 +3,17 @@
  * indexed votes on a pod in an epoch. Pods and subnets named by id
  * or token id are resolved in refs.ts.
  */
-import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import { eventId } from "../../../src/lib/ids";
-import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { votesReported } from "../../db/offchain";
 import { badRequest } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
-import { recordWithTransaction } from "./subnet-drafts";
+import { indexedWalletVotesOnPod } from "../repositories/indexed-votes";
+import { insertReportedVote, unindexedReportedVoteExists } from "../repositories/reported-votes";
+import { type Alongside, recordWithTransaction } from "./subnet-drafts";
 
 export { assertTransactionUnused, recordWithTransaction } from "./subnet-drafts";
+export { indexedPodExists } from "../repositories/indexed-votes";
 
 /** Kinds of `verified_transactions` rows written by the engagement and agent routes. */
 export const VOTE_TX_KIND = "vote";
@@ -86,10 +86,11 @@ export async function recordReportedVote(
   db: OffchainDb,
   vote: VerifiedVote,
   by: { userId?: string; agentId?: string; podKey: string },
+  alongside?: Alongside,
 ): Promise<string> {
   if (vote.epoch > 2_147_483_647n) throw badRequest("epoch out of range");
-  await recordWithTransaction(db, { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId }, (executor) =>
-    executor.insert(votesReported).values({
+  await recordWithTransaction(db, { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId, alongside }, (executor) =>
+    insertReportedVote(executor, {
       voteId: vote.voteId,
       userId: by.userId ?? null,
       agentId: by.agentId ?? null,
@@ -124,23 +125,7 @@ export async function walletVotesOnPod(
   db: OffchainDb,
   { voter, podTokenId, epoch }: { voter: string; podTokenId: bigint; epoch: number },
 ): Promise<WalletVote[]> {
-  const indexed = await db
-    .select({
-      id: chain.vote.id,
-      subnetId: chain.vote.subnetId,
-      votes: chain.vote.votes,
-      upVote: chain.vote.upVote,
-      votingPower: chain.vote.votingPower,
-    })
-    .from(chain.vote)
-    .where(
-      and(
-        eq(chain.vote.podId, podTokenId),
-        eq(chain.vote.epoch, BigInt(epoch)),
-        eq(chain.vote.voter, voter.toLowerCase() as `0x${string}`),
-      ),
-    )
-    .orderBy(asc(chain.vote.blockNumber), asc(chain.vote.logIndex));
+  const indexed = await indexedWalletVotesOnPod(db, { voter, podTokenId, epoch });
   return indexed.map((v) => ({
     voteId: v.id,
     subnetTokenId: v.subnetId,
@@ -158,27 +143,7 @@ export async function hasUnindexedReportedVote(
   db: OffchainDb,
   { voter, podTokenId, epoch, upVote }: { voter: string; podTokenId: bigint; epoch: number; upVote: boolean },
 ): Promise<boolean> {
-  const [row] = await db
-    .select({ id: votesReported.id })
-    .from(votesReported)
-    .leftJoin(chain.vote, eq(chain.vote.id, votesReported.voteId))
-    .where(
-      and(
-        eq(votesReported.voter, voter.toLowerCase()),
-        eq(votesReported.podTokenId, podTokenId.toString()),
-        eq(votesReported.epoch, epoch),
-        eq(votesReported.upVote, upVote),
-        isNull(chain.vote.id),
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
-}
-
-/** Whether the indexed pod exists (chain-only pods named by token id). */
-export async function indexedPodExists(db: OffchainDb, tokenId: bigint): Promise<boolean> {
-  const [row] = await db.select({ id: chain.pod.id }).from(chain.pod).where(eq(chain.pod.id, tokenId)).limit(1);
-  return row !== undefined;
+  return unindexedReportedVoteExists(db, { voter, podTokenId, epoch, upVote });
 }
 
 /** Stable user id for a wallet without a platform account (public vote lists). */

@@ -2,7 +2,7 @@
 import type { Hash } from "viem";
 import type { PlatformHandler } from "../../context";
 import { listPublicSubnetSummaries } from "../../repositories/agents";
-import { adoptWallet, agentWalletFor, bindAgentWallet as bind, issueWalletNonce } from "../../services/agent-wallets";
+import { agentWalletFor, bindAgentWallet as bind, issueWalletNonce } from "../../services/agent-wallets";
 import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from "../../services/agents";
 import { createMintedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
@@ -42,13 +42,13 @@ export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetR
   const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const { id } = await createPublishedSubnet(db, platform, {
+  const { id } = await createPublishedSubnet(db, sender.context, {
     creator: { kind: "agent", agentId: agent.id },
     wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
+    alongside: sender.alongside,
   });
-  await adoptWallet(db, agent.id, sender);
   return c.json({ data: { subnetId: id } }, 201);
 };
 
@@ -57,14 +57,14 @@ export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> 
   const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const { id } = await createMintedPod(db, platform, {
+  const { id } = await createMintedPod(db, sender.context, {
     creator: { kind: "agent", agentId: agent.id },
     wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
     source: "agent",
+    alongside: sender.alongside,
   });
-  await adoptWallet(db, agent.id, sender);
   return c.json({ data: { podId: id } }, 201);
 };
 
@@ -83,8 +83,7 @@ export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c
   const podTokenId = mintedTokenId(pod);
   await assertTransactionUnused(db, txHash as Hash);
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const vote = await verifyVoteTransaction(platform, { hash: txHash as Hash, voter: sender.wallet, claim: { podTokenId } });
-  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key });
-  await adoptWallet(db, agent.id, sender);
+  const vote = await verifyVoteTransaction(sender.context, { hash: txHash as Hash, voter: sender.wallet, claim: { podTokenId } });
+  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key }, sender.alongside);
   return c.json({ data: { id } }, 200);
 };

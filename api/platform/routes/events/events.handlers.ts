@@ -14,6 +14,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
   if (!release) throw new HttpError(503, "Too many event streams; retry later", { "Retry-After": "5" });
   const config = ctx.platform.config.events;
   return streamSSE(c, async (stream) => {
+    // the current wait's early end: a new wait replaces it, an abort ends it (one timer per stream)
     let wake: (() => void) | undefined;
     stream.onAbort(() => {
       release();
@@ -25,11 +26,12 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
       },
       wait: (ms) =>
         new Promise<void>((resolve) => {
+          wake?.();
           if (stream.aborted) return resolve();
           const timer = setTimeout(done, ms);
           function done() {
             clearTimeout(timer);
-            wake = undefined;
+            if (wake === done) wake = undefined;
             resolve();
           }
           wake = done;
@@ -39,6 +41,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
       await runEventStream({
         db: ctx.db,
         viewsSchema: ctx.viewsSchema,
+        feed: ctx.eventFeed,
         topics: topicsOf({ datanet, pod, wallet }),
         resume,
         pollIntervalMs: config.pollIntervalMs,
@@ -51,6 +54,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
             : stream.writeSSE(message),
       });
     } finally {
+      wake?.();
       release();
     }
   });
