@@ -9,30 +9,8 @@ import { sql } from "drizzle-orm";
 import type { EventPosition } from "../../../src/lib/event-log";
 import { chain } from "../../db/chain";
 import { postgresErrorCode } from "../../db/errors";
-import type { EventRow } from "./events";
+import { type EventRow, type RawEventRow, toEventRow } from "./events";
 import type { Executor } from "./subnets";
-
-type RawRow = {
-  id: string;
-  block_number: string;
-  log_index: number;
-  block_hash: string;
-  tx_hash: string;
-  timestamp: string;
-  kind: string;
-  data: Record<string, unknown> | string;
-};
-
-const toEventRow = (row: RawRow): EventRow => ({
-  id: row.id,
-  blockNumber: BigInt(row.block_number),
-  logIndex: Number(row.log_index),
-  blockHash: row.block_hash,
-  txHash: row.tx_hash,
-  timestamp: BigInt(row.timestamp),
-  kind: row.kind,
-  data: typeof row.data === "string" ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
-});
 
 const parseJson = <T>(value: unknown): T => (typeof value === "string" ? (JSON.parse(value) as T) : (value as T));
 
@@ -140,7 +118,7 @@ export async function readFeed(
   return {
     head: BigInt(row.head),
     existing: new Set(row.existing ?? []),
-    events: parseJson<RawRow[]>(row.events).map(toEventRow),
+    events: parseJson<RawEventRow[]>(row.events).map(toEventRow),
     topics: byEvent,
   };
 }

@@ -20,7 +20,8 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-type RawEventRow = {
+/** An event_log row as raw SQL returns it (snake case, numerics as text, data as JSON or its text). */
+export type RawEventRow = {
   id: string;
   block_number: string;
   log_index: number;
@@ -31,7 +32,7 @@ type RawEventRow = {
   data: Record<string, unknown> | string;
 };
 
-const toEventRow = (row: RawEventRow): EventRow => ({
+export const toEventRow = (row: RawEventRow): EventRow => ({
   id: row.id,
   blockNumber: BigInt(row.block_number),
   logIndex: Number(row.log_index),
