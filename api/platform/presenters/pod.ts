@@ -6,6 +6,18 @@ import { EXAMPLE } from "../schemas/examples";
 
 const dateTime = z.string().openapi({ format: "date-time" });
 
+/** The fields the user's and the public pod examples share (same order as both schemas). */
+const POD_EXAMPLE = {
+  id: EXAMPLE.podId,
+  name: "Arctic sea ice",
+  description: "Daily sea-ice extent, 1979-today",
+  tokenId: 12,
+  privateSubnetId: EXAMPLE.subnetId,
+  url: "https://example.org/ice",
+  imageUrl: "https://example.org/ice.png",
+  thumbnailUrl: null,
+} as const;
+
 export const UserPodSchema = z
   .object({
     id: z.string().openapi({ format: "uuid" }),
@@ -27,14 +39,7 @@ export const UserPodSchema = z
   })
   .openapi("UserPod", {
     example: {
-      id: EXAMPLE.podId,
-      name: "Arctic sea ice",
-      description: "Daily sea-ice extent, 1979-today",
-      tokenId: 12,
-      privateSubnetId: EXAMPLE.subnetId,
-      url: "https://example.org/ice",
-      imageUrl: "https://example.org/ice.png",
-      thumbnailUrl: null,
+      ...POD_EXAMPLE,
       status: "active",
       banned: false,
       banReason: null,
@@ -73,14 +78,7 @@ export const PublicPodSchema = z
   })
   .openapi("PublicPod", {
     example: {
-      id: EXAMPLE.podId,
-      name: "Arctic sea ice",
-      description: "Daily sea-ice extent, 1979-today",
-      tokenId: 12,
-      privateSubnetId: EXAMPLE.subnetId,
-      url: "https://example.org/ice",
-      imageUrl: "https://example.org/ice.png",
-      thumbnailUrl: null,
+      ...POD_EXAMPLE,
       videoUrl: null,
       pdfUrl: "https://example.org/ice-methods.pdf",
       creator: { id: EXAMPLE.userId, username: "alice", avatarUrl: "https://example.org/alice.png" },
