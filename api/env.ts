@@ -171,6 +171,10 @@ const platformVariables = {
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** GET /events: a keep-alive comment after this many seconds without a message. */
   EVENTS_KEEPALIVE_SECONDS: count(15, 3_600),
+  /** `off`: no response cache of public reads and no per-user read cache (see api/platform/read-cache.ts). */
+  READ_CACHE: z.enum(["on", "off"]).default("on"),
+  /** How old (ms) the read version an anonymous public read uses may be; 0: strict (see api/http/read-version.ts). */
+  READ_VERSION_MAX_AGE_MS: z.coerce.number().int().min(0).max(1_000).default(0),
 };
 
 const chatVariables = {

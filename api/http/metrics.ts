@@ -14,11 +14,11 @@
  * `/metrics` is open while HOST is a loopback address; `METRICS_TOKEN` makes it require
  * `Authorization: Bearer <token>` (and is required on any other bind).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type pg from "pg";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { secretsEqual } from "../lib/crypto";
 import { bearerToken } from "./auth/bearer";
 import { errorBody } from "./errors";
 import type { IndexerLag } from "./indexer-lag";
@@ -343,8 +343,6 @@ export interface MetricsAccess {
   host: string;
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest();
-
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare) || bare === "::ffff:127.0.0.1";
@@ -356,12 +354,12 @@ export function isLoopbackHost(host: string): boolean {
  * surfaces bind a loopback address (403 otherwise).
  */
 export function metricsHandler(access: MetricsAccess) {
-  const expected = access.token === undefined ? undefined : digest(access.token);
+  const expected = access.token;
   const open = access.token === undefined && isLoopbackHost(access.host);
   return async (c: Context) => {
     if (expected) {
       const presented = bearerToken(c.req.header("authorization"));
-      if (!presented || !timingSafeEqual(digest(presented), expected)) {
+      if (!presented || !secretsEqual(presented, expected)) {
         c.header("WWW-Authenticate", 'Bearer realm="metrics"');
         return c.json(errorBody("Unauthorized"), 401);
       }

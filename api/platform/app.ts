@@ -55,7 +55,7 @@ export function createPlatformApp(deps: PlatformDeps) {
   });
   app.use(provideContext(ctx));
   app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);
-  const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH);
+  const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH, ctx.platform.config.readCache);
   if (readCache) app.use(`${PLATFORM_BASE_PATH}/*`, readCache.middleware);
   registerReadiness(app, { surface: "Platform", pool: ctx.pool, viewsSchema: ctx.viewsSchema, ponderUrl: deps.config.ponderUrl });
   registerHealth(app, { surface: "Platform", service: "platform-api", pool: ctx.pool, viewsSchema: ctx.viewsSchema });

@@ -29,6 +29,8 @@ export interface PlatformConfig {
   moderatorPrivateKey: Hex | undefined;
   /** GET /events (EVENTS_MAX_STREAMS, EVENTS_POLL_INTERVAL_MS, EVENTS_KEEPALIVE_SECONDS). */
   events: EventStreamConfig;
+  /** READ_CACHE and READ_VERSION_MAX_AGE_MS (see read-cache.ts). */
+  readCache: { enabled: boolean; versionMaxAgeMs: number };
 }
 
 export interface EventStreamConfig {
@@ -64,6 +66,7 @@ export function loadPlatformConfig(env: RawEnv = process.env): PlatformConfig {
       pollIntervalMs: e.EVENTS_POLL_INTERVAL_MS,
       keepAliveMs: e.EVENTS_KEEPALIVE_SECONDS * 1000,
     },
+    readCache: { enabled: e.READ_CACHE === "on", versionMaxAgeMs: e.READ_VERSION_MAX_AGE_MS },
   };
 }
 

@@ -9,14 +9,15 @@ import type { ApiDeps } from "../deps";
 import { createReadVersion, type ReadVersion } from "../http/read-version";
 import { countCacheLookup } from "../http/metrics";
 import { createResponseCache, createVersionedBodies, type ResponseCache } from "../http/response-cache";
+import type { PlatformConfig } from "./config";
 import { onCountCacheLookup } from "./repositories/count-cache";
 
 /** One read version per pool and views schema: the response cache and the user reads share its probes. */
 const readVersions = new WeakMap<pg.Pool, Map<string, ReadVersion>>();
 
 /**
- * READ_VERSION_MAX_AGE_MS (default 0): how old a read version an anonymous public read may be
- * answered at (at most 1,000). 0: every read waits for a probe that started after it arrived, so
+ * `versionMaxAgeMs` (READ_VERSION_MAX_AGE_MS, default 0, at most 1,000): how old a read version an
+ * anonymous public read may be answered at. 0: every read waits for a probe that started after it arrived, so
  * any committed change shows on its next request on every replica. N > 0: no read waits for a
  * probe (one runs in the background every N/2 ms), and a change committed elsewhere shows on
  * anonymous reads within N ms; requests with a cookie or `Cache-Control: no-cache`, and every
@@ -24,30 +25,24 @@ const readVersions = new WeakMap<pg.Pool, Map<string, ReadVersion>>();
  * pods (bench/read-path), 0 and 100 serve a cached page at the same rate within the noise: the
  * probe is shared by every request that arrives meanwhile.
  */
-export function readVersionMaxAgeMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.READ_VERSION_MAX_AGE_MS;
-  if (raw === undefined || raw === "") return 0;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 1_000) throw new Error("READ_VERSION_MAX_AGE_MS must be an integer from 0 to 1000");
-  return value;
-}
+export type ReadCacheSettings = PlatformConfig["readCache"];
 
-export function platformReadVersion(pool: pg.Pool, viewsSchema: string): ReadVersion {
+export function platformReadVersion(pool: pg.Pool, viewsSchema: string, settings: ReadCacheSettings): ReadVersion {
   let bySchema = readVersions.get(pool);
   if (!bySchema) readVersions.set(pool, (bySchema = new Map()));
   let version = bySchema.get(viewsSchema);
-  if (!version) bySchema.set(viewsSchema, (version = createReadVersion(pool, viewsSchema, { maxAgeMs: readVersionMaxAgeMs() })));
+  if (!version) bySchema.set(viewsSchema, (version = createReadVersion(pool, viewsSchema, { maxAgeMs: settings.versionMaxAgeMs })));
   return version;
 }
 
-export function createPlatformReadCache(deps: ApiDeps, basePath: string, env: NodeJS.ProcessEnv = process.env): ResponseCache | undefined {
+export function createPlatformReadCache(deps: ApiDeps, basePath: string, settings: ReadCacheSettings): ResponseCache | undefined {
   // the list totals' cache (repositories/count-cache.ts) works with or without the response cache
   onCountCacheLookup((hit) => countCacheLookup("platform", "count", hit ? "hit" : "miss"));
-  if (env.READ_CACHE === "off") return undefined;
+  if (!settings.enabled) return undefined;
   const publicPrefix = `${basePath}/public/`;
   const stats = `${basePath}/stats`;
   return createResponseCache({
-    version: platformReadVersion(deps.pool, deps.config.ponderViewsSchema),
+    version: platformReadVersion(deps.pool, deps.config.ponderViewsSchema, settings),
     cacheable: (path) => path.startsWith(publicPrefix) || path === stats,
   });
 }
@@ -63,12 +58,12 @@ const encoder = new TextEncoder();
  * repeated reads between two changes cost one tiny query instead of the whole read.
  */
 export async function cachedUserRead(
-  ctx: { pool: pg.Pool; viewsSchema: string },
+  ctx: { pool: pg.Pool; viewsSchema: string; platform: { config: { readCache: ReadCacheSettings } } },
   key: string,
   compute: () => Promise<unknown>,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<Uint8Array> {
-  const version = env.READ_CACHE === "off" ? undefined : await platformReadVersion(ctx.pool, ctx.viewsSchema).current();
+  const settings = ctx.platform.config.readCache;
+  const version = settings.enabled ? await platformReadVersion(ctx.pool, ctx.viewsSchema, settings).current() : undefined;
   if (version === undefined) return encoder.encode(JSON.stringify(await compute()));
   return userBodies.get(key, version, compute);
 }
