@@ -11,14 +11,12 @@
  * Chromium still runs every other test.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../api/config";
-import { type ApiServer, startApiServer } from "../../api/server";
-import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import type { ApiServer } from "../../api/server";
+import { type ChainlessApi, startChainlessApi } from "../support/api-server";
 import { type Document, mediaExample, type Operation, operationsOf } from "../support/openapi";
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -26,10 +24,9 @@ const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta
 const SURFACES = ["platform", "chat", "eval"] as const;
 type Surface = (typeof SURFACES)[number];
 
-let database: FreshDatabase | undefined;
+let server: ChainlessApi | undefined;
 let api: ApiServer | undefined;
 let browser: Browser | undefined;
-let storageDir: string | undefined;
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM_PATH)) {
@@ -39,28 +36,14 @@ beforeAll(async () => {
     );
   }
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
-  database = await useFreshDatabase();
-  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-pages-"));
-  process.env.EVAL_WORKER_ENABLED = "false";
-  process.env.EVAL_STORAGE_DIR = storageDir;
-  api = await startApiServer(
-    loadConfig({
-      DATABASE_URL: database.url,
-      LOG_LEVEL: "silent",
-      PLATFORM_PORT: "0",
-      CHAT_PORT: "0",
-      EVAL_PORT: "0",
-      PONDER_URL: "http://127.0.0.1:9",
-    }),
-  );
+  server = await startChainlessApi("docs-pages");
+  api = server.api;
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await api?.close();
-  await database?.drop();
-  if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 const isLocal = (url: string) => {

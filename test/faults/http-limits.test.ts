@@ -1,42 +1,23 @@
-import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../api/config";
-import { startApiServer, type ApiServer } from "../../api/server";
-import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import type { ApiServer } from "../../api/server";
+import { type ChainlessApi, startChainlessApi } from "../support/api-server";
 
 // The three surfaces as `npm start` serves them (api/server.ts): bodies over each surface's limit
 // are 413 at once without being read into memory, and what Node's HTTP parser refuses gets the
 // flat JSON error body too.
 
-let database: FreshDatabase;
+let server: ChainlessApi | undefined;
 let api: ApiServer;
-let storageDir: string;
 
 beforeAll(async () => {
-  database = await useFreshDatabase();
-  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), "faults-http-"));
-  process.env.EVAL_WORKER_ENABLED = "false";
-  process.env.EVAL_STORAGE_DIR = storageDir;
-  api = await startApiServer(
-    loadConfig({
-      DATABASE_URL: database.url,
-      LOG_LEVEL: "silent",
-      PLATFORM_PORT: "0",
-      CHAT_PORT: "0",
-      EVAL_PORT: "0",
-      PONDER_URL: "http://127.0.0.1:9",
-    }),
-  );
+  server = await startChainlessApi("faults-http");
+  api = server.api;
 });
 
 afterAll(async () => {
-  await api?.close();
-  await database?.drop();
-  if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 const MB = 1024 * 1024;
