@@ -16,6 +16,5 @@ ponder.on("CoreToken:Transfer", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
 });

@@ -137,8 +137,7 @@ ponder.on("PodManager:PodRepublished", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
   await db
     .update(pod, { id: podId })
     .set((p) => ({ subnetId: toSubnetId, validityEpoch, republishCount: p.republishCount + 1 }));
@@ -172,8 +171,7 @@ ponder.on("PodManager:Voted", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp,
-    })
-    .onConflictDoNothing();
+    });
 
   // Each row is read and written by one upsert (the store's insert-or-update); whether it
   // existed is seen by its update callback, which the store calls synchronously.

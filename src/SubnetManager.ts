@@ -81,8 +81,7 @@ ponder.on("SubnetManager:SubnetParameterUpdated", async ({ event, context }) => 
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
   const column = subnetParamColumn(param);
   await context.db.update(datanet, { id: subnetId }).set({ [column]: value });
 });
@@ -108,8 +107,7 @@ ponder.on("SubnetManager:SubnetAccessGranted", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp,
-    })
-    .onConflictDoNothing();
+    });
   let repeat = false;
   await db
     .insert(subnetAccessHolder)
@@ -175,8 +173,7 @@ ponder.on("SubnetManager:EmissionPoolSeeded", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
   await db
     .update(datanet, { id: subnetId })
     .set((d) =>
@@ -199,8 +196,7 @@ ponder.on("SubnetManager:SubnetBoosted", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
   await context.db
     .update(datanet, { id: subnetId })
     .set((d) => ({ corePool: d.corePool + amount, boostedCore: d.boostedCore + amount }));
@@ -235,8 +231,7 @@ ponder.on("SubnetManager:FeeCollected", async ({ event, context }) => {
       logIndex: event.log.logIndex,
       blockNumber: event.block.number,
       timestamp: event.block.timestamp,
-    })
-    .onConflictDoNothing();
+    });
   await context.db
     .insert(feeTotal)
     .values({ token, amount, burnt, toPerformancePool, locked, count: 1 })

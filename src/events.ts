@@ -28,7 +28,16 @@ export interface EventSubjects {
   wallets?: string[];
 }
 
-/** Writes the event and its subjects (datanets, pods, wallets; duplicates dropped). */
+/**
+ * Writes the event and its subjects (datanets, pods, wallets; duplicates dropped).
+ *
+ * Rows keyed by one log (this event's id, `eventId(txHash, logIndex)` in the handlers) are written
+ * with a plain `insert`, not `onConflictDoNothing`: Ponder processes each log once, so the key is
+ * new, and a plain insert is not looked up first. Once Ponder's row cache passes its cap
+ * (PONDER_CACHE_BYTES) and evicts a table, every `onConflictDoNothing` is a read of that row from
+ * PostgreSQL (per batch or per row); a duplicate would now stop the indexer at the batch's flush
+ * with a primary-key error instead of being dropped silently (bench/README.md, run 6).
+ */
 export async function recordEvent(
   context: Pick<Context, "db">,
   event: LogEvent,
@@ -48,8 +57,7 @@ export async function recordEvent(
       timestamp: event.block.timestamp,
       kind,
       data,
-    })
-    .onConflictDoNothing();
+    });
   const topics = new Set<Topic>([
     ...(subjects.datanets ?? []).map(datanetTopic),
     ...(subjects.pods ?? []).map(podTopic),
@@ -58,6 +66,5 @@ export async function recordEvent(
   if (topics.size === 0) return;
   await context.db
     .insert(eventLogTopic)
-    .values([...topics].map((topic) => ({ id: eventLogTopicId(id, topic), eventId: id, topic, ...position })))
-    .onConflictDoNothing();
+    .values([...topics].map((topic) => ({ id: eventLogTopicId(id, topic), eventId: id, topic, ...position })));
 }

@@ -4,7 +4,12 @@
  * On a generated chain, behind a proxy that counts the HTTP requests to anvil:
  * - batched: far fewer HTTP requests for blocks than blocks with logs;
  * - the same rows as Ponder's own per-block path (PONDER_PATCH_BATCH_BLOCKS=0);
- * - a node that refuses batches: the sync falls back to single requests, same rows again.
+ * - a node that refuses batches: the sync falls back to single requests, same rows again;
+ * - eth_getLogs: one request per contract address per interval for the events without an
+ *   argument filter (Ponder as published: one per event, PONDER_PATCH_MERGE_GETLOGS=0), same rows.
+ * - the sync's intervals hold a bounded number of logs (PONDER_PATCH_INTERVAL_LOGS), same rows;
+ * - only the transactions with our logs are fetched (by hash; blocks come as headers): on blocks
+ *   mostly made of unrelated transactions, a fraction of the bytes Ponder's full blocks take.
  * Without the patch the first assertion fails (one request per block with logs).
  */
 import http from "node:http";
@@ -34,13 +39,35 @@ type Counts = {
   blockCalls: number;
   /** Batches (JSON arrays) received. */
   batches: number;
+  /** Historical eth_getLogs calls (by block range, to the counted head). */
+  getLogs: number;
+  /** Distinct (address, fromBlock, toBlock) of those calls. */
+  getLogsRanges: number;
+  /** eth_getBlockByNumber calls with full transactions inside batches. */
+  fullBlocksInBatches: number;
+  /** eth_getTransactionByHash calls. */
+  transactionCalls: number;
+  /** Response bytes of the requests that asked for blocks or transactions. */
+  blockDataBytes: number;
 };
 
 type RpcCall = { method?: string; params?: unknown[] };
 
+const emptyCounts = (): Counts => ({
+  blockHttpRequests: 0,
+  blockCalls: 0,
+  batches: 0,
+  getLogs: 0,
+  getLogsRanges: 0,
+  fullBlocksInBatches: 0,
+  transactionCalls: 0,
+  blockDataBytes: 0,
+});
+
 /** An HTTP JSON-RPC proxy in front of anvil that counts block requests; `refuseBatches` answers arrays with an error. */
 async function startCountingProxy(target: string, lastCounted: () => bigint) {
-  const counts: Counts = { blockHttpRequests: 0, blockCalls: 0, batches: 0 };
+  const counts: Counts = emptyCounts();
+  const ranges = new Set<string>();
   let refuseBatches = false;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -58,6 +85,17 @@ async function startCountingProxy(target: string, lastCounted: () => bigint) {
             BigInt(c.params[0] as string) <= lastCounted(),
         ).length;
         if (Array.isArray(parsed)) counts.batches += 1;
+        if (Array.isArray(parsed)) counts.fullBlocksInBatches += calls.filter((c) => c.method === "eth_getBlockByNumber" && c.params?.[1] === true).length;
+        const transactionCalls = calls.filter((c) => c.method === "eth_getTransactionByHash").length;
+        counts.transactionCalls += transactionCalls;
+        for (const c of calls) {
+          const range = c.method === "eth_getLogs" ? (c.params?.[0] as { address?: unknown; fromBlock?: string; toBlock?: string }) : undefined;
+          if (range?.fromBlock && range.toBlock && BigInt(range.toBlock) <= lastCounted()) {
+            counts.getLogs += 1;
+            ranges.add(`${JSON.stringify(range.address)}|${range.fromBlock}|${range.toBlock}`);
+            counts.getLogsRanges = ranges.size;
+          }
+        }
         if (Array.isArray(parsed) && refuseBatches) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
@@ -68,8 +106,10 @@ async function startCountingProxy(target: string, lastCounted: () => bigint) {
           counts.blockCalls += blockCalls;
         }
         const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await upstream.text();
+        if (blockCalls > 0 || transactionCalls > 0) counts.blockDataBytes += Buffer.byteLength(text);
         res.writeHead(upstream.status, { "content-type": "application/json" });
-        res.end(await upstream.text());
+        res.end(text);
       } catch (error) {
         res.writeHead(502);
         res.end(String(error));
@@ -82,7 +122,8 @@ async function startCountingProxy(target: string, lastCounted: () => bigint) {
     url: `http://127.0.0.1:${port}`,
     counts,
     reset() {
-      Object.assign(counts, { blockHttpRequests: 0, blockCalls: 0, batches: 0 });
+      Object.assign(counts, emptyCounts());
+      ranges.clear();
     },
     setRefuseBatches(value: boolean) {
       refuseBatches = value;
@@ -112,7 +153,11 @@ async function backfill(schema: string, env: Record<string, string> = {}): Promi
     await indexer.stop();
   }
   const counts = { ...proxy.counts };
-  console.info(`${schema}: ${counts.blockCalls} historical blocks in ${counts.blockHttpRequests} HTTP requests (${counts.batches} batches)`);
+  console.info(
+    `${schema}: ${counts.blockCalls} historical blocks in ${counts.blockHttpRequests} HTTP requests (${counts.batches} batches), ` +
+      `${counts.transactionCalls} transactions by hash, ${Math.round(counts.blockDataBytes / 1024)} KiB of blocks and transactions, ` +
+      `${counts.getLogs} eth_getLogs for ${counts.getLogsRanges} (address, range) pairs`,
+  );
   return { counts, checksums: await tableChecksums(database.url, schema) };
 }
 
@@ -120,7 +165,8 @@ beforeAll(async () => {
   [chain, database] = await Promise.all([startBenchAnvil(), useFreshDatabase()]);
   deployment = await deployProtocol(chain.rpcUrl);
   await seedDemo(chain.rpcUrl, deployment);
-  const generated = await generateChain(chain.rpcUrl, deployment, { events: 1200, shape: "dense" });
+  // blocks mostly of unrelated transfers, like Base's: 10 protocol transactions and 30 others each
+  const generated = await generateChain(chain.rpcUrl, deployment, { events: 1200, shape: "dense", noisePerBlock: 30 });
   head = generated.head;
   proxy = await startCountingProxy(chain.rpcUrl, () => head - LIVE_MARGIN);
 });
@@ -134,6 +180,7 @@ afterAll(async () => {
 
 describe("the patched historical sync (JSON-RPC batches of blocks, one INSERT per table)", () => {
   let perBlock: { counts: Counts; checksums: TableChecksum[] };
+  let batched: { counts: Counts; checksums: TableChecksum[] };
 
   it("Ponder's per-block path (PONDER_PATCH_BATCH_BLOCKS=0) asks for each block with logs on its own", async () => {
     perBlock = await backfill("per_block", { PONDER_PATCH_BATCH_BLOCKS: "0" });
@@ -145,11 +192,16 @@ describe("the patched historical sync (JSON-RPC batches of blocks, one INSERT pe
   }, 300_000);
 
   it("batched: far fewer HTTP requests than blocks with logs, the same rows", async () => {
-    const batched = await backfill("batched");
+    batched = await backfill("batched");
     expect(batched.counts.batches).toBeGreaterThan(0);
     expect(batched.counts.blockCalls).toBeGreaterThanOrEqual(perBlock.counts.blockCalls * 0.9);
     expect(batched.counts.blockHttpRequests).toBeLessThan(perBlock.counts.blockHttpRequests / 5);
     expect(compareChecksums(perBlock.checksums, batched.checksums)).toEqual([]);
+    // headers, and only the transactions with our logs: none of the 30 transfers of each block
+    expect(batched.counts.fullBlocksInBatches).toBe(0);
+    expect(batched.counts.transactionCalls).toBeGreaterThan(0);
+    // (2.2x fewer bytes here, where the others are bare transfers; Base's carry calldata)
+    expect(batched.counts.blockDataBytes).toBeLessThan(perBlock.counts.blockDataBytes / 2);
   }, 300_000);
 
   it("a node that refuses batches: falls back to single requests, the same rows", async () => {
@@ -162,5 +214,22 @@ describe("the patched historical sync (JSON-RPC batches of blocks, one INSERT pe
     } finally {
       proxy.setRefuseBatches(false);
     }
+  }, 300_000);
+
+  it("an interval of the sync holds about PONDER_PATCH_INTERVAL_LOGS logs (default 10,000): more, smaller intervals on a dense chain, the same rows", async () => {
+    const bounded = await backfill("bounded_intervals", { PONDER_PATCH_INTERVAL_LOGS: "100" });
+    // ~1,300 logs: Ponder's time-based ranges cover the chain in a few intervals, 100 logs need a dozen or more
+    expect(bounded.counts.getLogsRanges).toBeGreaterThan(batched.counts.getLogsRanges * 2);
+    expect(compareChecksums(batched.checksums, bounded.checksums)).toEqual([]);
+  }, 300_000);
+
+  it("eth_getLogs: one request per address and interval (PONDER_PATCH_MERGE_GETLOGS=0: one per event), the same rows", async () => {
+    // patched: every historical eth_getLogs is a distinct (address, range)
+    expect(batched.counts.getLogs).toBeGreaterThan(0);
+    expect(batched.counts.getLogs).toBe(batched.counts.getLogsRanges);
+    const perEvent = await backfill("getlogs_per_event", { PONDER_PATCH_MERGE_GETLOGS: "0" });
+    // Ponder as published: PodManager, SubnetManager and VeCore each ask once per event handled
+    expect(perEvent.counts.getLogs).toBeGreaterThan(batched.counts.getLogs * 3);
+    expect(compareChecksums(batched.checksums, perEvent.checksums)).toEqual([]);
   }, 300_000);
 });
