@@ -28,13 +28,24 @@ afterAll(async () => {
   await h?.close();
 });
 
+// pg_terminate_backend only signals: a backend sends its FATAL and exits a moment later, and the
+// pool drops an idle client only once its socket has read that. Waiting for both makes each call a
+// finished outage, so a test's next step never races the previous test's last termination.
 async function terminateApiBackends(): Promise<number> {
-  const result = await admin.query<{ n: string }>(
-    `SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
-      WHERE datname = $1 AND application_name LIKE 'datamarket%' AND pid <> pg_backend_pid()`,
+  const result = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+      WHERE datname = $1 AND application_name LIKE 'datamarket%' AND pid <> pg_backend_pid()
+        AND pg_terminate_backend(pid)`,
     [databaseName],
   );
-  return Number(result.rows[0]?.n);
+  const pids = result.rows.map((row) => row.pid);
+  for (let waited = 0; pids.length > 0 && waited < 5_000; waited += 10) {
+    const alive = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)", [pids]);
+    if (alive.rowCount === 0) break;
+    await sleep(10);
+  }
+  await sleep(20);
+  return pids.length;
 }
 
 const CLIENTS = 16;
