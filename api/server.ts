@@ -7,9 +7,10 @@ import { createChatApp } from "./chat/app";
 import type { ApiConfig } from "./config";
 import { createDb } from "./db/client";
 import { runMigrations } from "./db/migrate";
-import type { ApiDeps } from "./deps";
+import { type ApiDeps, loadApiChain } from "./deps";
 import { createEvalApp, createEvalSettlementWorker } from "./eval/app";
 import type { SettlementWorker } from "./eval/settlement/worker";
+import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
 import { answerClientErrorsAsJson } from "./http/node-errors";
 import { createPlatformApp } from "./platform/app";
@@ -17,8 +18,6 @@ import { createPlatformContext } from "./platform/context";
 import { createRecordVerifiers } from "./platform/services/record-verifiers";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
 import { observeReorgReconciler } from "./http/metrics";
-import { createChainClient } from "../chain/client";
-import { loadProtocolConfig } from "../chain/protocol-config";
 
 export interface ApiServer {
   urls: { platform: string; chat: string; eval: string };
@@ -26,6 +25,7 @@ export interface ApiServer {
 }
 
 const CLOSE_GRACE_MS = 5_000;
+const IDLE_CHECK_MS = 50;
 
 function listen(
   app: { fetch: Parameters<typeof serve>[0]["fetch"] },
@@ -49,10 +49,14 @@ function urlOf(server: ServerType, host: string): string {
 function closeServer(server: ServerType): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    // Keep-alive and slow clients get a grace period, then are cut.
+    // A connection whose answer ends during the shutdown (an event stream) is closed once idle;
+    // slow clients get a grace period, then are cut.
+    const idle = setInterval(() => "closeIdleConnections" in server && server.closeIdleConnections(), IDLE_CHECK_MS);
     const force = setTimeout(() => "closeAllConnections" in server && server.closeAllConnections(), CLOSE_GRACE_MS);
+    idle.unref();
     force.unref();
     server.close(() => {
+      clearInterval(idle);
       clearTimeout(force);
       resolve();
     });
@@ -73,10 +77,13 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
   let pool: ApiDeps["pool"] | undefined;
   let settlementWorker: SettlementWorker | null = null;
   let reconciler: ReorgReconciler | undefined;
+  let platformApp: ReturnType<typeof createPlatformApp> | undefined;
 
   const close = async () => {
     await settlementWorker?.stop();
     await reconciler?.stop();
+    // first: the event streams end now instead of holding their connections for the grace period
+    platformApp?.close();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
     await database.stop();
@@ -89,8 +96,12 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
       onIdleError: (err) => logger.warn({ error: err.message }, "idle database connection failed"),
     });
     pool = store.pool;
-    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger };
-    servers.push(await listen(createPlatformApp(deps), config.host, config.ports.platform));
+    // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler
+    const chain = loadApiChain();
+    if (chain) useChainClientForIndexerLag(store.pool, chain.client);
+    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain };
+    platformApp = createPlatformApp(deps);
+    servers.push(await listen(platformApp, config.host, config.ports.platform));
     servers.push(await listen(createChatApp(deps), config.host, config.ports.chat));
     servers.push(await listen(createEvalApp(deps), config.host, config.ports.eval));
     settlementWorker = createEvalSettlementWorker(deps);
@@ -114,21 +125,16 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
 
 /**
  * Off-chain records follow the canonical chain (api/reorgs); nothing to follow without a chain.
- * Its receipts go out in JSON-RPC batches, and each kind's record is checked again with the
- * Platform API's own verification when its transaction is mined again.
+ * Its receipts are asked for concurrently through the process's chain client, and each kind's
+ * record is checked again with the Platform API's own verification when its transaction is mined
+ * again.
  */
 function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
-  let protocol;
-  try {
-    protocol = loadProtocolConfig();
-  } catch {
-    return undefined;
-  }
-  const client = createChainClient(protocol, { batch: true });
-  const platform = createPlatformContext({ chain: { protocol, client }, logger: deps.logger });
+  if (!deps.chain) return undefined;
+  const platform = createPlatformContext({ chain: deps.chain, logger: deps.logger });
   const reconciler = createReorgReconciler({
     db: deps.db,
-    client,
+    client: deps.chain.client,
     logger: deps.logger,
     verifiers: createRecordVerifiers(deps.db, platform),
   });

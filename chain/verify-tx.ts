@@ -35,6 +35,8 @@ export type TxExpectation<TAbi extends Abi, TEventName extends ContractEventName
   /** What the caller claimed, for the error message when no log matches. */
   describe?: string;
   minConfirmations?: number;
+  /** The transaction's receipt when the caller already fetched it (to learn its sender): the RPC is not asked again. */
+  receipt?: TransactionReceipt;
 };
 
 export type VerifiedTx<TAbi extends Abi, TEventName extends ContractEventName<TAbi>> = {
@@ -52,7 +54,11 @@ export async function verifyTransaction<TAbi extends Abi, TEventName extends Con
   client: PublicClient,
   expect: TxExpectation<TAbi, TEventName>,
 ): Promise<VerifiedTx<TAbi, TEventName>> {
-  const receipt = await fetchReceipt(client, expect.hash);
+  const known = expect.receipt;
+  const receipt =
+    known && known.transactionHash.toLowerCase() === expect.hash.toLowerCase()
+      ? known
+      : await fetchReceipt(client, expect.hash);
   if (receipt.status !== "success") throw new TxVerificationError("Transaction reverted");
   if (!isAddressEqual(receipt.from, expect.from)) {
     throw new TxVerificationError("Transaction was not sent by the caller's wallet");

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { ApiDeps } from "../deps";
+import { type ApiDeps, createApiChain } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
 import { isDocsPath, mountDocs } from "../http/docs";
@@ -56,7 +56,7 @@ function registerHealth(app: OpenAPIHono<ChatEnv>, startedAt: Date, pool: ApiDep
 export interface ChatAppOptions {
   /** Default: `loadChatConfig(process.env)`. */
   config?: ChatConfig;
-  /** Default: built from `config.protocol` and `config.serverPrivateKey`. */
+  /** Default: built on the process's chain (`ApiDeps.chain`, else `config.protocol`) with `config.serverPrivateKey`. */
   chain?: ChatChain;
   postFetcher?: PostFetcher;
   /** Default: an OpenAI-compatible client when `config.llm` is set. */
@@ -84,12 +84,13 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
   });
 
   const config = options.config ?? loadChatConfig();
-  if (!config.protocol)
+  const apiChain = deps.chain ?? (config.protocol ? createApiChain(config.protocol) : undefined);
+  if (!apiChain)
     logger.warn({ reason: config.protocolError }, "no chain configured: mint, claim and emissions answer 503");
   const chain =
     options.chain ??
-    (config.protocol
-      ? createChatChain(config.protocol, config.serverPrivateKey, (wallet) => createPostgresSendLock(pool, wallet))
+    (apiChain
+      ? createChatChain(apiChain, config.serverPrivateKey, (wallet) => createPostgresSendLock(pool, wallet))
       : undefined);
   if (chain?.wallet) observeServerWallet(chain.wallet.address, chain.wallet.pendingTransactions);
   const llm = options.llm ?? (config.llm ? createLlm(config.llm) : undefined);

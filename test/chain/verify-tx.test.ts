@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { keccak256, maxUint256, parseEther, toHex, type Hash } from "viem";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { TxVerificationError, verifyTransaction } from "../../chain/verify-tx";
@@ -95,5 +95,27 @@ describe("verifyTransaction", () => {
     await expect(expectPublish(hash, { minConfirmations: 3 })).rejects.toThrow(/1 of 3 confirmations/);
     await devnet().protocol.testClient.mine({ blocks: 2 });
     await expect(expectPublish(hash, { minConfirmations: 3 })).resolves.toBeTruthy();
+  });
+
+  it("checks a receipt the caller already fetched without asking the RPC for it again", async () => {
+    const hash = await publish();
+    const other = await publish();
+    const client = devnet().protocol.publicClient;
+    const receipt = await client.getTransactionReceipt({ hash });
+    const asked = vi.spyOn(client, "getTransactionReceipt");
+    try {
+      const verified = await expectPublish(hash, { receipt });
+      expect(verified.receipt).toBe(receipt);
+      expect(asked).not.toHaveBeenCalled();
+      // the known receipt is checked like a fetched one
+      await expect(expectPublish(hash, { receipt, from: stranger.address })).rejects.toThrow(/not sent by the caller/);
+      expect(asked).not.toHaveBeenCalled();
+      // a receipt of another transaction is not taken for this one's
+      const fetched = await expectPublish(other, { receipt });
+      expect(fetched.receipt.transactionHash).toBe(other);
+      expect(asked).toHaveBeenCalledTimes(1);
+    } finally {
+      asked.mockRestore();
+    }
   });
 });

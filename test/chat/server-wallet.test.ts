@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreTokenAbi, PodManagerAbi } from "../../abis";
 import { loadChatConfig } from "../../api/chat/config";
 import { createChatChain } from "../../api/chat/services/chain";
+import { createApiChain } from "../../api/deps";
 import { createPostgresSendLock } from "../../api/chat/services/send-lock";
 import { ContractRevertError } from "../../api/chat/services/server-wallet";
 import { roleAccount } from "../../devnet/accounts";
@@ -30,7 +31,7 @@ function replica() {
   // each replica has its own pool, as separate processes would
   const replicaPool = new pg.Pool({ connectionString: database.url, max: 2 });
   pools.push(replicaPool);
-  return createChatChain(config.protocol!, config.serverPrivateKey, (wallet) => createPostgresSendLock(replicaPool, wallet));
+  return createChatChain(createApiChain(config.protocol!), config.serverPrivateKey, (wallet) => createPostgresSendLock(replicaPool, wallet));
 }
 
 describe("server wallet", () => {

@@ -15,6 +15,20 @@ export interface ChainlessApi {
   stop(): Promise<void>;
 }
 
+/** The server on `databaseUrl` with free ports, no logs and no Ponder to ask (PONDER_URL points nowhere). */
+export function startTestApi(databaseUrl: string): Promise<ApiServer> {
+  return startApiServer(
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "silent",
+      PLATFORM_PORT: "0",
+      CHAT_PORT: "0",
+      EVAL_PORT: "0",
+      PONDER_URL: "http://127.0.0.1:9",
+    }),
+  );
+}
+
 export async function startChainlessApi(name: string): Promise<ChainlessApi> {
   const database = await useFreshDatabase();
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
@@ -26,16 +40,7 @@ export async function startChainlessApi(name: string): Promise<ChainlessApi> {
   };
   let api: ApiServer;
   try {
-    api = await startApiServer(
-      loadConfig({
-        DATABASE_URL: database.url,
-        LOG_LEVEL: "silent",
-        PLATFORM_PORT: "0",
-        CHAT_PORT: "0",
-        EVAL_PORT: "0",
-        PONDER_URL: "http://127.0.0.1:9",
-      }),
-    );
+    api = await startTestApi(database.url);
   } catch (error) {
     await removeAll();
     throw error;

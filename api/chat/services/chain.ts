@@ -1,8 +1,7 @@
 import type { Abi, Address, PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { CoreTokenAbi, PodManagerAbi, SubnetManagerAbi, VeCoreAbi } from "../../../abis";
-import { createChainClient } from "../../../chain/client";
-import type { ProtocolConfig } from "../../../chain/protocol-config";
+import type { ApiChain } from "../../deps";
 import { serviceUnavailable } from "../../http/errors";
 import type { SendLock } from "./send-lock";
 import { createServerWallet, revertOf, type ServerWallet } from "./server-wallet";
@@ -43,12 +42,12 @@ async function read<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The chat server's reads and server wallet on `chain` (its addresses and read client). */
 export function createChatChain(
-  protocol: ProtocolConfig,
+  { protocol, client: publicClient }: ApiChain,
   serverPrivateKey: `0x${string}` | undefined,
   sendLockFor?: (walletAddress: Address) => SendLock,
 ): ChatChain {
-  const publicClient = createChainClient(protocol);
   const addresses = {
     podManager: protocol.contracts.PodManager.address,
     veCore: protocol.contracts.VeCore.address,
