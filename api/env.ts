@@ -161,6 +161,10 @@ const platformVariables = {
   ORDER_MIN_CONFIRMATIONS: count(1, 1_000),
   /** Cap on each array of a dataset download. */
   DATASET_MAX_ITEMS: count(1_000, 100_000),
+  /** Dataset downloads built at once per process (each holds up to 3 pooled connections while it reads). */
+  DATASET_MAX_CONCURRENT: count(2, 100),
+  /** Dataset downloads waiting for a slot; beyond it 503 with Retry-After. */
+  DATASET_MAX_QUEUED: z.coerce.number().int().min(0).max(10_000).default(20),
   /** Cap on the public vote list of one pod and epoch. */
   PUBLIC_VOTES_MAX_ITEMS: count(1_000, 100_000),
   /** Cap on a pod's comment list (the most recent, oldest first). */

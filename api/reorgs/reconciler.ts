@@ -23,6 +23,7 @@
  * transport sends them as batches), never one sequential round trip per row.
  */
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import pLimit from "p-limit";
 import type { Logger } from "pino";
 import {
   BlockNotFoundError,
@@ -34,7 +35,6 @@ import {
 } from "viem";
 import type { OffchainDb } from "../db/client";
 import { reorgedRecords, verifiedTransactions } from "../db/offchain";
-import { mapLimit } from "../lib/map-limit";
 import { UNDO_BY_KIND } from "./undo";
 
 /** Base's finality depth, as Ponder uses it: deeper blocks never change. */
@@ -174,7 +174,7 @@ export async function reconcileOnce(
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const blockNumbers = [...new Set(rows.flatMap((row) => (row.blockNumber === null ? [] : [row.blockNumber])))];
   const canonical = new Map(
-    await mapLimit(blockNumbers, concurrency, async (n) => [n, await canonicalHashOf(client, n)] as const),
+    await pLimit(concurrency).map(blockNumbers, async (n) => [n, await canonicalHashOf(client, n)] as const),
   );
 
   const finalized: string[] = [];
@@ -193,14 +193,13 @@ export async function reconcileOnce(
   if (suspects.length === 0) return result;
 
   const receipts = new Map(
-    await mapLimit(suspects, concurrency, async (row) => [row.txHash, await receiptOf(client, row.txHash)] as const),
+    await pLimit(concurrency).map(suspects, async (row) => [row.txHash, await receiptOf(client, row.txHash)] as const),
   );
   const rank = (kind: string) => (KIND_ORDER.includes(kind) ? KIND_ORDER.indexOf(kind) : KIND_ORDER.length);
   const groups = [...new Set(suspects.map((row) => rank(row.kind)))].sort((a, b) => a - b);
   for (const group of groups) {
-    await mapLimit(
+    await pLimit(concurrency).map(
       suspects.filter((row) => rank(row.kind) === group),
-      concurrency,
       (row) => settle(db, row, receipts.get(row.txHash) ?? null, options, result),
     );
   }

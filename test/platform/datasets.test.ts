@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { podDrafts, subscriptionOrders } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
-import { appWithAgentsConfig, listed, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
+import { appWithAgentsConfig, eventually, listed, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -178,6 +178,39 @@ describe("GET /agents/{agentId}/subnets/{subnetId}/datasets", () => {
     expect((await request(path(patient.id, research.id))).status).toBe(403);
     await h().devnet.protocol.testClient.mine({ blocks: 1 });
     expect((await request(path(patient.id, research.id))).status).toBe(200);
+  });
+
+  it("builds at most DATASET_MAX_CONCURRENT downloads at once; past the queue, a flat 503 with Retry-After", async () => {
+    const narrow = appWithAgentsConfig(h(), { datasetDownloads: { concurrency: 1, maxQueued: 0 } });
+    const download = () => narrow.request(path(agent.id, research.id), { headers: { Authorization: `Bearer ${agent.credential}` } });
+    // the listed drafts locked: a download that reached its build waits there, holding the one slot
+    const locker = await h().store.pool.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE offchain.pod_drafts IN ACCESS EXCLUSIVE MODE");
+      const first = download();
+      await eventually(async () => {
+        const waiting = await h().store.pool.query(
+          "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'pod_drafts' AND NOT l.granted",
+        );
+        return (waiting.rowCount ?? 0) > 0;
+      });
+      // operators see the slot taken (the latest app's bulkhead is the one reported)
+      const metrics = await (await narrow.request("/metrics")).text();
+      expect(metrics).toContain('datamarket_bulkhead_tasks{bulkhead="dataset_downloads",state="active"} 1');
+      expect(metrics).toContain('datamarket_bulkhead_tasks{bulkhead="dataset_downloads",state="queued"} 0');
+      const refused = await download();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("Retry-After")).toBe("2");
+      expect(await json(refused)).toEqual({ error: "Too many dataset downloads in progress; retry shortly" });
+      await locker.query("COMMIT");
+      expect((await first).status).toBe(200);
+    } finally {
+      await locker.query("ROLLBACK").catch(() => undefined);
+      locker.release();
+    }
+    // the slot is free again
+    expect((await download()).status).toBe(200);
   });
 
   it("answers 404 for an unknown datanet", async () => {

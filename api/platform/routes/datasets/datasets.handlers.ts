@@ -9,14 +9,18 @@ import type * as routes from "./datasets.routes";
 const subscriptionRequired = () => new HttpError(403, "Subscription required");
 /** The order is paid, but the payment is not in the indexed chain state yet (or a reorg dropped it). */
 const paymentNotIndexed = () => new HttpError(409, "Payment not indexed yet; retry shortly", { "Retry-After": "2" });
+const tooManyDownloads = () => new HttpError(503, "Too many dataset downloads in progress; retry shortly", { "Retry-After": "2" });
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
   const { agent } = c.var;
-  const { db, platform, agents } = c.var.ctx;
+  const { db, platform, agents, datasetDownloads } = c.var.ctx;
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });
   if (access === "unindexed") throw paymentNotIndexed();
   if (access === "none") throw subscriptionRequired();
-  const data = await buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit: agents.datasetMaxItems });
+  const data = await datasetDownloads.run(
+    () => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit: agents.datasetMaxItems }),
+    tooManyDownloads,
+  );
   return c.json({ data }, 200);
 };

@@ -108,6 +108,9 @@ export const getDatasetRoute = platformRoutes(["Agents"]).agentIndexed(
       409: errorResponse(
         "`Payment not indexed yet; retry shortly` (with Retry-After): the order's payment is not in the indexed chain state yet",
       ),
+      503: errorResponse(
+        "`Indexer not ready`, or `Too many dataset downloads in progress; retry shortly` (with Retry-After): DATASET_MAX_CONCURRENT downloads are being built and DATASET_MAX_QUEUED wait",
+      ),
     },
   },
 );
