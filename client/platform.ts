@@ -192,7 +192,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Minted pods (with metadata, not banned, not archived), newest first */
+        /**
+         * Minted pods (with metadata, not banned, not archived), newest first
+         * @description Paged by `page` and `limit`, or by `cursor`: each response carries `nextCursor`, the position after its last pod. A crawl of the whole list should follow `nextCursor` (each page costs the same at any depth); a deep `page` costs a walk to its offset once per change of the list. With a cursor, `pagination.page` is the page its first pod falls on at the current `limit`.
+         */
         get: operations["listPublicPods"];
         put?: never;
         post?: never;
@@ -2532,6 +2535,8 @@ export interface operations {
                 "filters[currentEpoch]"?: number;
                 /** @description Only pods currently in that datanet (its id or tokenId) */
                 "filters[subnet]"?: string;
+                /** @description The `nextCursor` of the previous page, unchanged: the next page after it, read by a seek whatever its depth. Pass the same `search` and `filters` as for that page (else 400); `limit` may change. Not with `page` above 1 (400). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2549,6 +2554,11 @@ export interface operations {
                         data: {
                             pods: components["schemas"]["PublicPod"][];
                             pagination: components["schemas"]["Pagination"];
+                            /**
+                             * @description Pass as `cursor` for the page after this one; null on the last page. Its page stays exact while pods are minted or removed meanwhile (it starts after this page's last pod).
+                             * @example cDE6MzI6MTA6X2tTb3pNMko3YTV3
+                             */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -4517,7 +4527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Indexer not ready */
+            /** @description `Indexer not ready`, or `Too many dataset downloads in progress; retry shortly` (with Retry-After): DATASET_MAX_CONCURRENT downloads are being built and DATASET_MAX_QUEUED wait */
             503: {
                 headers: {
                     [name: string]: unknown;

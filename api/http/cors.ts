@@ -19,6 +19,7 @@ import { cors } from "hono/cors";
 import type { CorsOrigins } from "../env";
 import { setAnswerHeader } from "./answer-headers";
 import { RATE_LIMIT_HEADERS } from "./rate-limit";
+import { requestHeader } from "./request-headers";
 
 /** Request headers a browser client may send: credentials, JSON bodies, idempotent submits, revalidation, resumable streams. */
 export const CORS_ALLOWED_HEADERS = [
@@ -59,7 +60,7 @@ export function corsMiddleware(origins: CorsOrigins): MiddlewareHandler | undefi
   return async (c, next) => {
     if (c.req.method === "OPTIONS") return preflight(c, next);
     await next();
-    const origin = origins === "*" ? "*" : c.req.header("origin");
+    const origin = origins === "*" ? "*" : requestHeader(c, "origin");
     if (origin && (origins === "*" || allowed.has(origin))) setAnswerHeader(c, "Access-Control-Allow-Origin", origin);
     if (credentials) setAnswerHeader(c, "Access-Control-Allow-Credentials", "true");
     setAnswerHeader(c, "Access-Control-Expose-Headers", exposed);

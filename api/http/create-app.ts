@@ -11,6 +11,7 @@ import { errorBody, onError, onNotFound } from "./errors";
 import { createLogger, requestLogger } from "./logger";
 import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
 import type { AppEnv, Surface } from "./types";
+import { requestHeader } from "./request-headers";
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
@@ -42,7 +43,7 @@ const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
  * UUID; `c.var.requestId`, echoed in `X-Request-Id`), with the header set on the finished answer.
  */
 const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const sent = c.req.header(REQUEST_ID_HEADER);
+  const sent = requestHeader(c, "x-request-id");
   const id = sent !== undefined && VALID_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
   c.set("requestId", id);
   await next();

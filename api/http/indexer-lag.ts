@@ -8,7 +8,8 @@ import { isLoopbackUrl, primaryRpcUrl } from "../../chain/protocol-config";
 /**
  * How far the indexer is behind the chain: the newest block in Ponder's checkpoint (the views
  * schema's `_ponder_checkpoint`, so every API replica reads the same one) against the chain head
- * from the API's own RPC client. Computed at most once a second per process.
+ * from the API's own RPC client (the process's, `useChainClientForIndexerLag`; else one made from
+ * the environment's RPC). Computed at most once a second per process.
  */
 
 export interface IndexerLagSettings {
@@ -74,7 +75,7 @@ export function chainHeadFrom(client: PublicClient): ChainHeadSource {
 
 let defaultSource: { rpcUrl: string; source: ChainHeadSource } | undefined;
 
-/** The chain head from the environment's RPC (one client per process), or null without one. */
+/** The chain head from the environment's RPC (one client per process), or null without one: for a pool whose process gave no client. */
 export const chainHeadFromEnvironment: ChainHeadSource = async () => {
   const rpcUrl = chainRpcUrl();
   if (!rpcUrl) return null;
@@ -168,12 +169,24 @@ export function createIndexerLagProbe(options: IndexerLagProbeOptions): IndexerL
 }
 
 const probes = new WeakMap<pg.Pool, Map<string, IndexerLagProbe>>();
+const chainHeads = new WeakMap<pg.Pool, ChainHeadSource>();
+
+/**
+ * The probes of `pool` read the chain head from `client`, the process's chain client (set where
+ * the process's dependencies are assembled: api/server.ts), instead of a client of their own.
+ */
+export function useChainClientForIndexerLag(pool: pg.Pool, client: PublicClient): void {
+  chainHeads.set(pool, chainHeadFrom(client));
+}
 
 /** One probe per pool and views schema in this process, shared by the surfaces. */
 export function indexerLagProbe(pool: pg.Pool, viewsSchema: string): IndexerLagProbe {
   let perSchema = probes.get(pool);
   if (!perSchema) probes.set(pool, (perSchema = new Map()));
   let probe = perSchema.get(viewsSchema);
-  if (!probe) perSchema.set(viewsSchema, (probe = createIndexerLagProbe({ pool, viewsSchema })));
+  if (!probe) {
+    const chainHead: ChainHeadSource = () => (chainHeads.get(pool) ?? chainHeadFromEnvironment)();
+    perSchema.set(viewsSchema, (probe = createIndexerLagProbe({ pool, viewsSchema, chainHead })));
+  }
   return probe;
 }

@@ -4,10 +4,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import type pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimits } from "../db/offchain/shared";
-import { setAnswerHeader } from "./answer-headers";
+import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
 import { tooManyRequests } from "./errors";
 import { countRateLimitRejection } from "./metrics";
-import type { AppEnv } from "./types";
+import { BatchedRateLimiter } from "./batched-rate-limiter";
+import type { AppEnv, RequestBudgets } from "./types";
+import { requestHeader } from "./request-headers";
 
 export interface RateLimitSettings {
   points: number;
@@ -53,10 +55,13 @@ export interface RateLimitOptions {
 
 export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const hops = c.req.header("x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter(Boolean);
+    const hops = requestHeader(c, "x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter(Boolean);
     const nearest = hops?.at(-1);
     if (nearest) return nearest;
   }
+  // served by @hono/node-server: the socket's address (what getConnInfo reads, without its object)
+  const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+  if (address) return address;
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {
@@ -64,30 +69,12 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   }
 }
 
-/** The budget of a request closest to its limit, shown in its RateLimit-* headers. */
-interface BudgetStanding {
-  limit: number;
-  remaining: number;
-  resetSeconds: number;
-}
-
-/**
- * What a request was charged: the keys (so the middleware can run both before and after
- * authentication without charging the IP twice) and its tightest budget so far.
- */
-interface RequestBudgets {
-  charged: string[];
-  standing?: BudgetStanding;
-}
-
-/** By request context (not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
-const requestBudgets = new WeakMap<Context, RequestBudgets>();
-
-function budgetsOf(c: Context): RequestBudgets {
-  let budgets = requestBudgets.get(c);
+/** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
+function budgetsOf(c: Context<AppEnv>): RequestBudgets {
+  let budgets = c.get("rateLimitBudgets");
   if (!budgets) {
     budgets = { charged: [] };
-    requestBudgets.set(c, budgets);
+    c.set("rateLimitBudgets", budgets);
   }
   return budgets;
 }
@@ -95,8 +82,8 @@ function budgetsOf(c: Context): RequestBudgets {
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 /** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of the request's tightest budget so far. */
-function rateLimitHeaders(c: Context): Record<string, string> {
-  const standing = requestBudgets.get(c)?.standing;
+function rateLimitHeaders(c: Context<AppEnv>): Record<string, string> {
+  const standing = c.get("rateLimitBudgets")?.standing;
   if (!standing) return {};
   return {
     "RateLimit-Limit": String(standing.limit),
@@ -106,9 +93,9 @@ function rateLimitHeaders(c: Context): Record<string, string> {
 }
 
 /** Keeps the budget with the fewest requests left (on a tie, the later reset); the headers are set on the answer. */
-function noteStanding(c: Context, limit: number, res: RateLimiterRes): void {
-  const remaining = Math.max(0, res.remainingPoints);
-  const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number): void {
+  const remaining = Math.max(0, remainingPoints);
+  const resetSeconds = Math.max(0, Math.ceil(msBeforeNext / 1000));
   const budgets = budgetsOf(c);
   const current = budgets.standing;
   if (current && (current.remaining < remaining || (current.remaining === remaining && current.resetSeconds >= resetSeconds))) {
@@ -118,9 +105,11 @@ function noteStanding(c: Context, limit: number, res: RateLimiterRes): void {
 }
 
 /** After the handler: the answer gets the request's RateLimit-* headers unless it has them. */
-function keepRateLimitHeaders(c: Context): void {
-  const standing = requestBudgets.get(c)?.standing;
-  if (!standing || c.res.headers.has("RateLimit-Limit")) return;
+function keepRateLimitHeaders(c: Context<AppEnv>): void {
+  const standing = c.get("rateLimitBudgets")?.standing;
+  if (!standing) return;
+  // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
+  if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
   setAnswerHeader(c, "RateLimit-Limit", String(standing.limit));
   setAnswerHeader(c, "RateLimit-Remaining", String(standing.remaining));
   setAnswerHeader(c, "RateLimit-Reset", String(standing.resetSeconds));
@@ -133,27 +122,43 @@ function keepRateLimitHeaders(c: Context): void {
  * until the window resets) of its tightest budget. Over budget: 429 `{"error":"Too many requests"}`
  * with `Retry-After` and the same headers; `budget` names it in the rejection metric.
  */
-export async function chargeBudget(c: Context<AppEnv>, limiter: RateLimiterAbstract, key: string, budget: string): Promise<void> {
-  let res: RateLimiterRes;
-  try {
-    res = await limiter.consume(key);
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      noteStanding(c, limiter.points, rejection);
-      countRateLimitRejection(c.get("surface"), budget);
-      const error = tooManyRequests(rejection.msBeforeNext / 1000);
-      Object.assign(error.headers, rateLimitHeaders(c));
-      throw error;
-    }
-    // Not a verdict but a store failure the insurance limiter could not absorb: let the request through.
-    c.get("logger")?.warn({ err: rejection }, "rate limiter unavailable");
-    return;
+export function chargeBudget(
+  c: Context<AppEnv>,
+  limiter: RateLimiterAbstract,
+  key: string,
+  budget: string,
+): Promise<void> | undefined {
+  // counted in this process: judged at once, without a promise per request (the hot path)
+  const local: unknown = limiter;
+  if (local instanceof BatchedRateLimiter) {
+    const { remainingPoints, msBeforeNext, consumed } = local.take(key);
+    if (consumed > local.points) reject(c, local.points, remainingPoints, msBeforeNext, budget);
+    noteStanding(c, local.points, remainingPoints, msBeforeNext);
+    return undefined;
   }
-  noteStanding(c, limiter.points, res);
+  return limiter.consume(key).then(
+    (res) => noteStanding(c, limiter.points, res.remainingPoints, res.msBeforeNext),
+    (rejection: unknown) => {
+      if (rejection instanceof RateLimiterRes) {
+        reject(c, limiter.points, rejection.remainingPoints, rejection.msBeforeNext, budget);
+      }
+      // Not a verdict but a store failure the insurance limiter could not absorb: let the request through.
+      c.get("logger")?.warn({ err: rejection }, "rate limiter unavailable");
+    },
+  );
+}
+
+/** Over budget: throws the 429, with the request's RateLimit-* headers and Retry-After. */
+function reject(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number, budget: string): never {
+  noteStanding(c, limit, remainingPoints, msBeforeNext);
+  countRateLimitRejection(c.get("surface"), budget);
+  const error = tooManyRequests(msBeforeNext / 1000);
+  Object.assign(error.headers, rateLimitHeaders(c));
+  throw error;
 }
 
 /** Runs `next`, then makes sure its response carries the request's RateLimit-* headers. */
-export async function withRateLimitHeaders(c: Context, next: () => Promise<void>): Promise<void> {
+export async function withRateLimitHeaders(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
   await next();
   keepRateLimitHeaders(c);
 }
@@ -172,16 +177,19 @@ export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOption
     const ipKey = `ip:${clientIp(c, options.trustProxy)}`;
     if (!budgets.charged.includes(ipKey)) {
       budgets.charged.push(ipKey);
-      await chargeBudget(c, limiter, ipKey, "ip");
+      const pending = chargeBudget(c, limiter, ipKey, "ip");
+      if (pending) await pending;
     }
     const identity = c.get("identity");
     if (identity) {
       const key = `${identity.kind}:${identity.id}`;
       if (!budgets.charged.includes(key)) {
         budgets.charged.push(key);
-        await chargeBudget(c, limiter, key, identity.kind);
+        const pending = chargeBudget(c, limiter, key, identity.kind);
+        if (pending) await pending;
       }
     }
-    await withRateLimitHeaders(c, next);
+    await next();
+    keepRateLimitHeaders(c);
   };
 }

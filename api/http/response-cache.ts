@@ -20,6 +20,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { countCacheLookup } from "./metrics";
 import type { ReadVersion } from "./read-version";
 import type { AppEnv } from "./types";
+import { requestHeader } from "./request-headers";
 
 export interface ResponseCacheOptions {
   version: ReadVersion;
@@ -129,15 +130,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       }
       return;
     }
-    if (!options.cacheable(c.req.path) || c.req.header("authorization")) return next();
+    if (!options.cacheable(c.req.path) || requestHeader(c, "authorization")) return next();
     // a caller that may have just written (a cookie, or asks to revalidate) waits for a fresh
     // version; anyone else gets one at most the version's maxAgeMs old
-    const strict = c.req.header("cookie") !== undefined || c.req.header("cache-control")?.includes("no-cache") === true;
+    const strict = requestHeader(c, "cookie") !== undefined || requestHeader(c, "cache-control")?.includes("no-cache") === true;
     const seen = strict ? await options.version.current() : await options.version.recent();
     if (seen === undefined) return next();
     if (seen !== version) advance(seen);
     const key = c.req.url;
-    const ifNoneMatch = c.req.header("if-none-match");
+    const ifNoneMatch = requestHeader(c, "if-none-match");
 
     const cached = entries.get(key);
     if (cached && cached.version === seen && Date.now() - cached.storedAt < ttlMs) {

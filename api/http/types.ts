@@ -13,6 +13,22 @@ export interface Identity {
 /** The three HTTP surfaces; labels their metrics. */
 export type Surface = "platform" | "chat" | "eval";
 
+/** The budget of a request closest to its limit, shown in its RateLimit-* headers. */
+export interface BudgetStanding {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/**
+ * What a request was charged (api/http/rate-limit.ts): the keys (so the middleware can run both
+ * before and after authentication without charging the IP twice) and its tightest budget so far.
+ */
+export interface RequestBudgets {
+  charged: string[];
+  standing?: BudgetStanding;
+}
+
 export interface AppVariables {
   requestId: string;
   /** The surface that serves the request (set by createApp's metrics middleware). */
@@ -20,6 +36,7 @@ export interface AppVariables {
   /** Request-scoped logger carrying the request id. */
   logger: Logger;
   identity?: Identity;
+  rateLimitBudgets?: RequestBudgets;
 }
 
 export interface AppEnv {

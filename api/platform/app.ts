@@ -44,7 +44,8 @@ const routers = [
 /**
  * Platform API. Each resource (api/platform/routes/<name>/) is a router made in `<name>.index.ts`;
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
- * dependencies from `c.var.ctx` (PlatformServices), set once here.
+ * dependencies from `c.var.ctx` (PlatformServices), set once here. `close()` stops what the app
+ * runs in the background (the event feed's poller): open event streams end at their next wake-up.
  */
 export function createPlatformApp(deps: PlatformDeps) {
   const ctx = createPlatformServices(deps);
@@ -67,5 +68,5 @@ export function createPlatformApp(deps: PlatformDeps) {
   ctx.platform.statsApiKeys();
   mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
   mountDocs(app, { title: "Data-Market Platform API" });
-  return app;
+  return Object.assign(app, { close: () => ctx.eventFeed.close() });
 }

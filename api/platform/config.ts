@@ -80,6 +80,8 @@ export interface AgentsConfig {
   orderMinConfirmations: number;
   /** DATASET_MAX_ITEMS: cap on each array of a dataset download. */
   datasetMaxItems: number;
+  /** DATASET_MAX_CONCURRENT and DATASET_MAX_QUEUED: downloads built at once per process, and waiting. */
+  datasetDownloads: { concurrency: number; maxQueued: number };
   /** PUBLIC_VOTES_MAX_ITEMS: cap on the public vote list of one pod and epoch. */
   publicVotesMaxItems: number;
   /** COMMENTS_MAX_ITEMS: cap on a pod's comment list (the most recent, oldest first). */
@@ -93,6 +95,7 @@ export function loadAgentsConfig(env: RawEnv = process.env): AgentsConfig {
     subscriptionPackages: e.SUBSCRIPTION_PACKAGES ?? DEFAULT_SUBSCRIPTION_PACKAGES,
     orderMinConfirmations: e.ORDER_MIN_CONFIRMATIONS,
     datasetMaxItems: e.DATASET_MAX_ITEMS,
+    datasetDownloads: { concurrency: e.DATASET_MAX_CONCURRENT, maxQueued: e.DATASET_MAX_QUEUED },
     publicVotesMaxItems: e.PUBLIC_VOTES_MAX_ITEMS,
     commentsMaxItems: e.COMMENTS_MAX_ITEMS,
   };

@@ -1,32 +1,27 @@
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Address, ContractEventName, Hash, PublicClient } from "viem";
+import type { Address, ContractEventName, Hash } from "viem";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
-import { createChainClient } from "../../chain/client";
-import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
+import { loadProtocolConfig } from "../../chain/protocol-config";
 import {
   verifyTransaction,
   type TxExpectation,
   type VerifiedTx,
 } from "../../chain/verify-tx";
 import type { ApiConfig } from "../config";
-import type { ApiDeps } from "../deps";
+import { type ApiChain, type ApiDeps, createApiChain } from "../deps";
 import { loadIdpConfig, type IdpConfig, type PlatformUser } from "../http/auth/idp-cookie";
 import { localStatsApiKey } from "../http/auth/stats-key";
 import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { observeBulkhead } from "../http/metrics";
 import { rateLimit } from "../http/rate-limit";
 import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
+import { createBulkhead, type Bulkhead } from "../lib/bulkhead";
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
 import { EventFeed } from "./services/event-feed";
 import { EVENT_BATCH, EventStreamSlots } from "./services/events";
 import { createPriceSource, type PriceSource } from "./services/price";
 import { assertPathMatch } from "./schemas/common";
-
-/** The protocol's chain as the platform sees it: a read client and the contract addresses. */
-export interface PlatformChain {
-  client: PublicClient;
-  protocol: ProtocolConfig;
-}
 
 /**
  * What the Platform API needs beyond `ApiDeps`. Built once per app from the environment
@@ -35,7 +30,7 @@ export interface PlatformChain {
 export interface PlatformContext {
   config: PlatformConfig;
   /** The chain client and addresses; a 503 HttpError when no chain is configured. */
-  chain(): PlatformChain;
+  chain(): ApiChain;
   /** Verification settings of the `idp-token` cookie. */
   idp(): Promise<IdpConfig>;
   /** Source of `corePriceUSD` and the stats' USD estimates. */
@@ -49,8 +44,8 @@ export interface PlatformContext {
 export interface PlatformContextOptions {
   env?: NodeJS.ProcessEnv;
   config?: PlatformConfig;
-  /** A ready chain (tests: the devnet's RPC and deployment); default: loadProtocolConfig(env), built on first use. */
-  chain?: PlatformChain;
+  /** A ready chain (the process's, or in tests the devnet's); default: loadProtocolConfig(env), built on first use. */
+  chain?: ApiChain;
   idp?: IdpConfig | Promise<IdpConfig>;
   price?: PriceSource;
   agents?: AgentsConfig;
@@ -68,18 +63,17 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
   const config = options.config ?? loadPlatformConfig(env);
 
   let chainError: unknown;
-  const chain = lazy<PlatformChain | undefined>(() => {
+  const chain = lazy<ApiChain | undefined>(() => {
     if (options.chain) return options.chain;
     try {
-      const protocol = loadProtocolConfig(env);
-      return { protocol, client: createChainClient(protocol) };
+      return createApiChain(loadProtocolConfig(env));
     } catch (error) {
       chainError = error;
       return undefined;
     }
   });
   let warned = false;
-  const requireChainConfig = (): PlatformChain => {
+  const requireChainConfig = (): ApiChain => {
     const value = chain();
     if (!value) {
       if (!warned) options.logger?.warn({ err: chainError }, "no chain configured for the platform API");
@@ -130,17 +124,22 @@ export interface PlatformServices extends SurfaceContext {
   eventStreams: EventStreamSlots;
   /** The one poller of the event log that every open GET /events stream of this app shares. */
   eventFeed: EventFeed;
+  /** Dataset downloads being built and waiting (DATASET_MAX_CONCURRENT, DATASET_MAX_QUEUED). */
+  datasetDownloads: Bulkhead;
 }
 
 export type PlatformEnv = ContextEnv<PlatformServices>;
 
 /** The services of one Platform API app: the injected context and settings, else ones built from process.env. */
 export function createPlatformServices(deps: PlatformDeps): PlatformServices {
-  const platform = deps.platform ?? createPlatformContext({ logger: deps.logger });
+  const platform = deps.platform ?? createPlatformContext({ logger: deps.logger, chain: deps.chain });
   // counted in process, synced to PostgreSQL in batches: no database write per request
   const limiter =
     deps.rateLimiter ??
     createBatchedRateLimiter({ pool: deps.pool, ...deps.config.rateLimit, keyPrefix: "platform", logger: deps.logger });
+  const agents = deps.agentsConfig ?? platform.agents;
+  const datasetDownloads = createBulkhead(agents.datasetDownloads);
+  observeBulkhead("dataset_downloads", datasetDownloads);
   return {
     db: deps.db,
     pool: deps.pool,
@@ -149,7 +148,7 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
     identityRateLimit: rateLimit(limiter, { trustProxy: deps.config.trustProxy }),
     api: deps.config,
     platform,
-    agents: deps.agentsConfig ?? platform.agents,
+    agents,
     eventStreams: new EventStreamSlots(platform.config.events.maxStreams),
     eventFeed: new EventFeed({
       db: deps.db,
@@ -158,6 +157,7 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
       batchSize: EVENT_BATCH,
       logger: deps.logger,
     }),
+    datasetDownloads,
   };
 }
 
@@ -191,7 +191,7 @@ type AbiOf<C extends RecordedContract> = (typeof RECORDED_CONTRACTS)[C];
 /**
  * `verifyTransaction` against the platform's chain, for an event of the protocol contract
  * `contract` (its deployed address and its ABI), with the platform's confirmation policy; errors
- * as HttpErrors.
+ * as HttpErrors. A caller that already fetched the receipt passes it (`receipt`).
  */
 export async function verifyOnChain<C extends RecordedContract, TEventName extends ContractEventName<AbiOf<C>>>(
   context: PlatformContext,

@@ -10,7 +10,7 @@ import { createChatApp } from "../../api/chat/app";
 import { loadChatConfig } from "../../api/chat/config";
 import { createChatChain, type ChatChain } from "../../api/chat/services/chain";
 import { loadConfig } from "../../api/config";
-import type { ApiDeps } from "../../api/deps";
+import { type ApiDeps, createApiChain } from "../../api/deps";
 import { createApp, createRouter } from "../../api/http/create-app";
 import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
@@ -61,7 +61,7 @@ beforeAll(async () => {
 
   const protocol = protocolOf(devnet.deployment, devnet.chain.rpcUrl);
   const chatConfig = loadChatConfig({}, { protocol });
-  chain = createChatChain(protocol, chatConfig.serverPrivateKey);
+  chain = createChatChain(createApiChain(protocol), chatConfig.serverPrivateKey);
   platform = createPlatformApp(deps());
   chat = createChatApp({ ...deps({}, 1), chat: { config: chatConfig, chain } });
   // the eval app last: the settlement queue it registers is the harness's clock's
@@ -135,6 +135,8 @@ describe("GET /metrics", () => {
     expect(sample(text, "datamarket_db_pool_idle_connections")).toBeGreaterThanOrEqual(0);
     expect(sample(text, "datamarket_db_pool_waiting_requests")).toBe(0);
     expect(sample(text, "datamarket_db_pool_max_connections")).toBe(h.store.pool.options.max);
+    expect(sample(text, "datamarket_bulkhead_tasks", { bulkhead: "dataset_downloads", state: "active" })).toBe(0);
+    expect(sample(text, "datamarket_bulkhead_tasks", { bulkhead: "dataset_downloads", state: "queued" })).toBe(0);
     // and the process's own (prom-client's default metrics)
     expect(sample(text, "process_cpu_seconds_total")).toBeGreaterThan(0);
   });

@@ -3,6 +3,8 @@
  * on every response of a rate-limited route, 429 included (with Retry-After), showing the
  * request's tightest budget: per IP, per identity (set by createAuthMiddleware) or key issuance.
  */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChatApp } from "../../api/chat/app";
 import { loadConfig } from "../../api/config";
@@ -150,6 +152,31 @@ describe("RateLimit-* headers", () => {
         const response = await app.request(probe, from("198.51.100.52"));
         expect(response.headers.get("RateLimit-Limit"), probe).toBeNull();
       }
+    }
+  });
+
+  it("are the same when served by Node, where answer headers go straight to its response (a 429 keeps its own)", async () => {
+    const server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: createPlatformApp(apiDeps(2)).fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/me/pods`;
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await fetch(url, { headers: { "x-forwarded-for": "198.51.100.60", "x-request-id": `req-${i}` } }));
+      expect(answers.map((a) => a.status)).toEqual([401, 401, 429]);
+      expect(answers.map((a) => rateLimitOf(a).remaining)).toEqual([1, 0, 0]);
+      for (const [i, answer] of answers.entries()) {
+        expect(rateLimitOf(answer).limit).toBe(2);
+        expectResetWithin(answer, WINDOW_SECONDS);
+        expect(answer.headers.get("x-request-id")).toBe(`req-${i}`);
+        expect(answer.headers.get("access-control-expose-headers")).toContain("RateLimit-Limit");
+        // one value each, not the middleware's and the answer's side by side
+        expect(answer.headers.get("RateLimit-Limit")).toBe("2");
+        await answer.arrayBuffer();
+      }
+      expect(Number(answers[2]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

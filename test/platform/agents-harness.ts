@@ -160,6 +160,7 @@ export function appWithAgentsConfig(h: PlatformHarness, overrides: Partial<Agent
     datasetMaxItems: 1_000,
     publicVotesMaxItems: 1_000,
     commentsMaxItems: 500,
+    datasetDownloads: { concurrency: 2, maxQueued: 20 },
     ...overrides,
   };
   const app = createPlatformApp({ ...h.deps, agentsConfig } as Parameters<typeof createPlatformApp>[0]);

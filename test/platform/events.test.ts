@@ -12,6 +12,8 @@ import { DAY } from "../../devnet/deploy";
 import { createDb, type OffchainDb } from "../../api/db/client";
 import { EventFeed } from "../../api/platform/services/event-feed";
 import { EVENT_BATCH, type EventFilter, type Resume, runEventStream, topicsOf } from "../../api/platform/services/events";
+import { type EventRow, eventsBetween, indexedBlockNumber } from "../../api/platform/repositories/events";
+import { comparePositions, datanetTopic, walletTopic } from "../../src/lib/event-log";
 import { BASE, json, usePlatformHarness } from "./harness";
 
 const MAX_STREAMS = 3;
@@ -377,6 +379,31 @@ describe("GET /events", () => {
       },
     });
     expect(got).toEqual(expected);
+  });
+});
+
+describe("the event log's range query (repositories/events.ts)", () => {
+  const position = (row: EventRow) => ({ blockNumber: row.blockNumber, logIndex: row.logIndex });
+
+  it("gives the first or the last N events of a range, both in stream order, with or without topics", async () => {
+    const db = h().store.db;
+    const head = (await indexedBlockNumber(db, "chain"))!;
+    const voter1 = who("voter1").address;
+    for (const topics of [[], [datanetTopic(1n)], [walletTopic(voter1), datanetTopic(1n)]]) {
+      const all = await eventsBetween(db, topics, { until: head, limit: 100_000 });
+      const label = topics.join(" ") || "no topic";
+      expect(all.length, label).toBeGreaterThanOrEqual(4);
+      for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1]!, all[i]!), label).toBeLessThan(0);
+      expect(await eventsBetween(db, topics, { until: head, limit: 2 }), label).toEqual(all.slice(0, 2));
+      expect(await eventsBetween(db, topics, { until: head, limit: 2, take: "last" }), label).toEqual(all.slice(-2));
+      // strictly after an event, up to the block before the last event's
+      const after = position(all[0]!);
+      const until = all.at(-1)!.blockNumber - 1n;
+      const inRange = all.slice(1).filter((row) => row.blockNumber <= until);
+      expect(inRange.length, label).toBeGreaterThanOrEqual(2);
+      expect(await eventsBetween(db, topics, { after, until, limit: 2 }), label).toEqual(inRange.slice(0, 2));
+      expect(await eventsBetween(db, topics, { after, until, limit: 2, take: "last" }), label).toEqual(inRange.slice(-2));
+    }
   });
 });
 

@@ -6,8 +6,9 @@
 import { keccak256, toHex, type Account } from "viem";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listStamp } from "../../api/platform/repositories/count-cache";
-import { publicSearchQuery } from "../../api/platform/repositories/pods";
+import { listStamp, watchCountCache } from "../../api/platform/repositories/count-cache";
+import { listPublicPods, publicSearchQuery, searchIds } from "../../api/platform/repositories/pods";
+import { presentPublicPod } from "../../api/platform/presenters/pod";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
 import { badCookies, BASE, CORE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
@@ -404,7 +405,7 @@ describe("public pods", () => {
     expect(byToken.data.pods).toEqual(inDatasets.data.pods);
     for (const unknown of ["00000000-0000-4000-8000-000000000000", "nope", ownerDraft]) {
       const empty = await json(await h().request(`${BASE}/public/pods?filters[subnet]=${unknown}`));
-      expect(empty.data).toEqual({ pods: [], pagination: { page: 1, limit: 10, total: 0, totalPages: 0 } });
+      expect(empty.data).toEqual({ pods: [], pagination: { page: 1, limit: 10, total: 0, totalPages: 0 }, nextCursor: null });
     }
     const epoch = await h().devnet.protocol.currentEpoch();
     const now = await json(await h().request(`${BASE}/public/pods?limit=100&filters[currentEpoch]=${epoch}`));
@@ -450,12 +451,14 @@ describe("public pods", () => {
   });
 
   /** The public list by plain OFFSET paging in SQL (the reference the seek must equal). */
-  async function offsetPage(offset: number, limit: number, subnetTokenId?: bigint): Promise<string[]> {
+  async function offsetPage(offset: number, limit: number, subnetTokenId?: bigint, search?: string, epoch?: number): Promise<string[]> {
     const { rows } = await h().store.pool.query<{ id: string }>(
       `SELECT d.id FROM offchain.pod_drafts d JOIN chain.pod p ON p.id = d.token_id AND p.mint_tx_hash = d.mint_tx_hash
        WHERE d.banned = false AND d.archived_at IS NULL AND ($3::numeric IS NULL OR p.subnet_id = $3::numeric)
+         AND ($4::text IS NULL OR (d.pod_name || ' ' || d.pod_description) ILIKE '%' || $4 || '%')
+         AND ($5::numeric IS NULL OR (p.mint_epoch <= $5 AND p.validity_epoch >= $5 AND (p.invalid_from_epoch IS NULL OR p.invalid_from_epoch > $5)))
        ORDER BY p.id DESC OFFSET $1 LIMIT $2`,
-      [offset, limit, subnetTokenId?.toString() ?? null],
+      [offset, limit, subnetTokenId?.toString() ?? null, search ?? null, epoch ?? null],
     );
     return rows.map((r) => r.id);
   }
@@ -483,6 +486,148 @@ describe("public pods", () => {
     for (let page = 1; page <= inResearch.length; page++) {
       expect(await pageIds(`page=${page}&limit=1&filters[subnet]=${research.id}`)).toEqual(inResearch.slice(page - 1, page));
     }
+    // a search (its matches kept as token ids, or past SEARCH_IDS_MAX walked), alone and with the filters
+    const epoch = Number(await h().devnet.protocol.currentEpoch());
+    const cases = [
+      { query: "search=seek", search: "seek" },
+      { query: `search=seek&filters[subnet]=${research.id}`, search: "seek", subnet: research.tokenId },
+      { query: `search=seek&filters[currentEpoch]=${epoch}`, search: "seek", epoch },
+      { query: `filters[currentEpoch]=${epoch}`, epoch },
+      { query: `filters[currentEpoch]=${epoch}&filters[subnet]=${research.id}`, epoch, subnet: research.tokenId },
+    ];
+    const saved = searchIds.max;
+    try {
+      for (const max of [saved, 1]) {
+        searchIds.max = max;
+        for (const c of cases) {
+          const expected = await offsetPage(0, 1000, c.subnet, c.search, c.epoch);
+          expect(expected.length, c.query).toBeGreaterThanOrEqual(c.search ? 2 : 3);
+          for (let page = 1; page <= expected.length + 1; page++) {
+            const body = await json(await h().request(`${BASE}/public/pods?page=${page}&limit=2&${c.query}`));
+            expect(body.data.pods.map((p: { id: string }) => p.id), `${c.query} page ${page} (max ${max})`).toEqual(expected.slice((page - 1) * 2, page * 2));
+            expect(body.data.pagination.total, c.query).toBe(expected.length);
+          }
+        }
+      }
+    } finally {
+      searchIds.max = saved;
+    }
+  });
+
+  /** Every page of `query` by cursor, from page 1 (limit `limit`), until nextCursor is null. */
+  async function cursorWalk(query: string, limit: number) {
+    const pages: { ids: string[]; pagination: unknown }[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `${BASE}/public/pods?limit=${limit}&${query}${cursor ? `&cursor=${cursor}` : ""}`;
+      const response = await h().request(url);
+      expect(response.status, url).toBe(200);
+      const body = await json(response);
+      pages.push({ ids: body.data.pods.map((p: { id: string }) => p.id), pagination: body.data.pagination });
+      cursor = body.data.nextCursor;
+      expect(pages.length, query).toBeLessThan(100);
+    } while (cursor);
+    return pages;
+  }
+
+  it("walks by cursor exactly the pages page/limit gives (ids, order, pagination), also searched and filtered", async () => {
+    const epoch = Number(await h().devnet.protocol.currentEpoch());
+    const cases = [
+      { query: "" },
+      { query: "search=seek", search: "seek" },
+      { query: `filters[subnet]=${research.id}`, subnet: research.tokenId },
+      { query: `filters[subnet]=${research.tokenId}`, subnet: research.tokenId },
+      { query: `filters[currentEpoch]=${epoch}`, epoch },
+      { query: `search=seek&filters[subnet]=${research.id}&filters[currentEpoch]=${epoch}`, search: "seek", subnet: research.tokenId, epoch },
+    ];
+    const saved = searchIds.max;
+    try {
+      for (const max of [saved, 1]) {
+        searchIds.max = max;
+        for (const c of cases) {
+          const all = await offsetPage(0, 1000, c.subnet, c.search, c.epoch);
+          expect(all.length, c.query).toBeGreaterThanOrEqual(2);
+          for (const limit of [1, 2, 3]) {
+            const walked = await cursorWalk(c.query, limit);
+            expect(walked.length, `${c.query} limit ${limit}`).toBe(Math.max(1, Math.ceil(all.length / limit)));
+            for (const [i, { ids, pagination }] of walked.entries()) {
+              const byPage = await json(await h().request(`${BASE}/public/pods?page=${i + 1}&limit=${limit}&${c.query}`));
+              expect(ids, `${c.query} limit ${limit} page ${i + 1} (max ${max})`).toEqual(byPage.data.pods.map((p: { id: string }) => p.id));
+              expect(pagination).toEqual(byPage.data.pagination);
+            }
+            expect(walked.flatMap((p) => p.ids)).toEqual(all);
+          }
+        }
+      }
+    } finally {
+      searchIds.max = saved;
+    }
+  });
+
+  it("keeps a cursor walk exact across a mint meanwhile (the cursor is a position, not an offset)", async () => {
+    const before = await offsetPage(0, 1000);
+    const first = await json(await h().request(`${BASE}/public/pods?limit=2`));
+    await mintedPod(publisher, curatorB, { podName: "Minted during a crawl" });
+    await h().caughtUp();
+    const ids = first.data.pods.map((p: { id: string }) => p.id);
+    let cursor = first.data.nextCursor as string | null;
+    while (cursor) {
+      const body = await json(await h().request(`${BASE}/public/pods?limit=2&cursor=${cursor}`));
+      ids.push(...body.data.pods.map((p: { id: string }) => p.id));
+      cursor = body.data.nextCursor;
+    }
+    expect(ids).toEqual(before);
+  });
+
+  it("adds only nextCursor to the response without a cursor", async () => {
+    for (const query of ["limit=2", "page=2&limit=2", "search=seek&limit=1", "limit=100"]) {
+      const response = await h().request(`${BASE}/public/pods?${query}`);
+      const text = await response.text();
+      const params = new URLSearchParams(query);
+      const page = Number(params.get("page") ?? 1);
+      const limit = Number(params.get("limit"));
+      const { rows, total } = await listPublicPods(h().store.db, { offset: (page - 1) * limit, limit, search: params.get("search") ?? undefined });
+      const before = JSON.stringify({ data: { pods: rows.map(presentPublicPod), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } } });
+      const nextCursor = JSON.parse(text).data.nextCursor;
+      expect(text, query).toBe(`${before.slice(0, -2)},"nextCursor":${JSON.stringify(nextCursor)}}}`);
+      expect(nextCursor === null, query).toBe(page * limit >= total);
+    }
+  });
+
+  it("rejects a malformed or foreign cursor, and a cursor with page > 1, with 400", async () => {
+    const first = await json(await h().request(`${BASE}/public/pods?limit=1`));
+    const cursor: string = first.data.nextCursor;
+    expect(cursor).toEqual(expect.any(String));
+    const b64 = (text: string) => Buffer.from(text).toString("base64url");
+    const text = Buffer.from(cursor, "base64url").toString();
+    const bad = [
+      "",
+      "nope!",
+      "%00",
+      "x".repeat(201),
+      b64("p1:abc:0:AAAAAAAAAAAA"),
+      b64(text.replace(/^p1/, "p2")),
+      b64(text.replace(/:[0-9]+:/, ":-1:")),
+      b64(`${text}:more`),
+      b64(text.replace(/:([0-9]+):([^:]+)$/, ":99999999999999999:$2")),
+      `${cursor}A`,
+    ];
+    for (const value of bad) {
+      const response = await h().request(`${BASE}/public/pods?cursor=${value}`);
+      expect(response.status, value).toBe(400);
+      expect(await json(response)).toEqual({ error: expect.any(String) });
+    }
+    // a cursor of the whole list is foreign to a search or a filter
+    for (const query of ["search=seek", `filters[subnet]=${research.id}`, "filters[currentEpoch]=1"]) {
+      const response = await h().request(`${BASE}/public/pods?${query}&cursor=${cursor}`);
+      expect(response.status, query).toBe(400);
+      expect(await json(response)).toEqual({ error: expect.stringMatching(/another search or filters/) });
+    }
+    const both = await h().request(`${BASE}/public/pods?page=2&cursor=${cursor}`);
+    expect(both.status).toBe(400);
+    expect(await json(both)).toEqual({ error: "Pass either cursor or page, not both" });
+    // page=1 is the default: accepted beside a cursor
+    expect((await h().request(`${BASE}/public/pods?page=1&limit=1&cursor=${cursor}`)).status).toBe(200);
   });
 
   it("keeps pages exact across a mint, a ban and a vote (page boundaries are cached per listed set)", async () => {
@@ -513,6 +658,60 @@ describe("public pods", () => {
     expect(await pageIds("page=2&limit=2")).toEqual(before);
     expect((await json(await h().request(`${BASE}/public/pods?limit=2`))).data.pagination.total).toBe(total - 1);
     await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = false, ban_reason = null WHERE id = $1", [fresh.id]);
+  });
+
+  it("keeps the list's stamp across comments and feedback; a ban, an archive or a new listed pod changes it", async () => {
+    const readVersion = async () => (await h().store.pool.query("SELECT sum(version)::text AS v FROM offchain.read_versions")).rows[0].v;
+    /** The count-cache values a first page of the list looked up: `miss` when one was computed. */
+    const lookups = async (query: string) => {
+      const seen: string[] = [];
+      const stop = watchCountCache((key, hit) => seen.push(hit ? "hit" : "miss"));
+      try {
+        const body = await json(await h().request(`${BASE}/public/pods?${query}`));
+        return { seen, total: body.data.pagination.total as number };
+      } finally {
+        stop();
+      }
+    };
+    const epoch = Number(await h().devnet.protocol.currentEpoch());
+    const queries = ["limit=2", "page=2&limit=2", `filters[currentEpoch]=${epoch}&limit=2`, "search=lake&limit=2"];
+    for (const query of queries) await lookups(query);
+    const stamp0 = await listStamp(h().store.db);
+    const read0 = await readVersion();
+
+    // engagement writes: the response cache's version moves, the list's stamp does not, nothing is recounted
+    const comment = await voterSession.post(`${BASE}/pods/${lake.id}/comments`, { podId: lake.id, comment: "Thick ice" });
+    expect(comment.status).toBe(201);
+    await h().store.pool.query(
+      `INSERT INTO offchain.feedback (user_id, voter, pod_id, pod_token_id, subnet_token_id, epoch, voting_power, up_vote, private_subnet_id, votes, feedback)
+       SELECT id, wallet_address, $1, $2, $3, 1, 1, true, $4, 1, 'good' FROM offchain.users WHERE wallet_address = $5`,
+      [lake.id, lake.tokenId.toString(), research.tokenId.toString(), research.id, voter1.address.toLowerCase()],
+    );
+    expect(await readVersion()).not.toBe(read0);
+    expect(await listStamp(h().store.db)).toBe(stamp0);
+    for (const query of queries) expect((await lookups(query)).seen, query).not.toContain("miss");
+
+    // listing writes: each changes the stamp and the totals are right on the next read
+    const expectFreshTotal = async (stampBefore: string | undefined) => {
+      const stamp = await listStamp(h().store.db);
+      expect(stamp).not.toBe(stampBefore);
+      const { seen, total } = await lookups("limit=2");
+      expect(seen).toContain("miss");
+      expect(total).toBe((await offsetPage(0, 1000)).length);
+      return stamp;
+    };
+    const fresh = await mintedPod(publisher, curatorB, { podName: "Stamp probe" });
+    await h().caughtUp();
+    let stamp = await expectFreshTotal(stamp0);
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'test' WHERE id = $1", [fresh.id]);
+    stamp = await expectFreshTotal(stamp);
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET banned = false, ban_reason = null WHERE id = $1", [fresh.id]);
+    stamp = await expectFreshTotal(stamp);
+    await h().store.pool.query("UPDATE offchain.pod_drafts SET archived_at = now() WHERE id = $1", [fresh.id]);
+    stamp = await expectFreshTotal(stamp);
+    // a new unminted draft is not listed: same stamp
+    await createPod(publisher, { podName: "Stamp draft" });
+    expect(await listStamp(h().store.db)).toBe(stamp);
   });
 
   it("caches nothing while the indexer's views lack pod_list_change (an API deployed before the reindex)", async () => {

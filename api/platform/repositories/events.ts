@@ -68,53 +68,40 @@ export async function existingEventIds(db: Executor, ids: string[]): Promise<Set
   return new Set(result.rows.map((row) => row.id));
 }
 
-/** Events matching every topic (all events without topics), in stream order, strictly after `after` up to block `until`. */
-function matching(topics: Topic[], after: EventPosition, until: bigint, order: "asc" | "desc", limit: number): SQL {
-  const direction = order === "asc" ? sql`ASC` : sql`DESC`;
+/**
+ * Up to `limit` events matching every topic (all events without topics), strictly after `after`
+ * (default: from the first event) in blocks up to `until`, in stream order: the first `limit` of
+ * them, or the last with `take: "last"` (the same index walked backwards).
+ */
+export async function eventsBetween(
+  db: Executor,
+  topics: Topic[],
+  {
+    after = { blockNumber: -1n, logIndex: 0 },
+    until,
+    limit,
+    take = "first",
+  }: { after?: EventPosition; until: bigint; limit: number; take?: "first" | "last" },
+): Promise<EventRow[]> {
+  const direction = take === "first" ? sql`ASC` : sql`DESC`;
   const [first, ...rest] = topics;
   const columns = sql`e.id, e.block_number::text, e.log_index, e.block_hash, e.tx_hash, e.timestamp::text, e.kind, e.data`;
+  let query: SQL;
   if (first === undefined) {
-    return sql`SELECT ${columns} FROM ${chain.eventLog} e
+    query = sql`SELECT ${columns} FROM ${chain.eventLog} e
       WHERE (e.block_number, e.log_index) > (${after.blockNumber}::numeric, ${after.logIndex}::integer) AND e.block_number <= ${until}::numeric
       ORDER BY e.block_number ${direction}, e.log_index ${direction} LIMIT ${limit}`;
+  } else {
+    const others = rest.map(
+      (topic) => sql` AND EXISTS (SELECT 1 FROM ${chain.eventLogTopic} o WHERE o.id = e.id || ${`|${topic}`})`,
+    );
+    query = sql`SELECT ${columns} FROM ${chain.eventLogTopic} t JOIN ${chain.eventLog} e ON e.id = t.event_id
+      WHERE t.topic = ${first} AND (t.block_number, t.log_index) > (${after.blockNumber}::numeric, ${after.logIndex}::integer)
+        AND t.block_number <= ${until}::numeric${sql.join(others, sql``)}
+      ORDER BY t.block_number ${direction}, t.log_index ${direction} LIMIT ${limit}`;
   }
-  const others = rest.map(
-    (topic) => sql` AND EXISTS (SELECT 1 FROM ${chain.eventLogTopic} o WHERE o.id = e.id || ${`|${topic}`})`,
-  );
-  return sql`SELECT ${columns} FROM ${chain.eventLogTopic} t JOIN ${chain.eventLog} e ON e.id = t.event_id
-    WHERE t.topic = ${first} AND (t.block_number, t.log_index) > (${after.blockNumber}::numeric, ${after.logIndex}::integer)
-      AND t.block_number <= ${until}::numeric${sql.join(others, sql``)}
-    ORDER BY t.block_number ${direction}, t.log_index ${direction} LIMIT ${limit}`;
-}
-
-/** Up to `limit` events matching `topics`, strictly after `after`, in blocks up to `until`, in stream order. */
-export async function eventsAfter(
-  db: Executor,
-  topics: Topic[],
-  after: EventPosition,
-  until: bigint,
-  limit: number,
-): Promise<EventRow[]> {
-  const result = await db.execute<RawEventRow>(matching(topics, after, until, "asc", limit));
-  return result.rows.map(toEventRow);
-}
-
-/** The last event matching `topics` in blocks up to `until` (undefined: none). */
-export async function lastEventUpTo(db: Executor, topics: Topic[], until: bigint): Promise<EventRow | undefined> {
-  const result = await db.execute<RawEventRow>(matching(topics, { blockNumber: -1n, logIndex: 0 }, until, "desc", 1));
-  return result.rows.map(toEventRow)[0];
-}
-
-/** The last `limit` events matching `topics` strictly after `after`, in blocks up to `until`, in stream order. */
-export async function lastEventsBetween(
-  db: Executor,
-  topics: Topic[],
-  after: EventPosition,
-  until: bigint,
-  limit: number,
-): Promise<EventRow[]> {
-  const result = await db.execute<RawEventRow>(matching(topics, after, until, "desc", limit));
-  return result.rows.map(toEventRow).reverse();
+  const rows = (await db.execute<RawEventRow>(query)).rows.map(toEventRow);
+  return take === "first" ? rows : rows.reverse();
 }
 
 /** Whether the log holds the event `id`. */

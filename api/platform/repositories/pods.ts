@@ -1,5 +1,5 @@
 /** SQL of the pod resource (pod_drafts, pod_republishes, and the indexed `pod` and `vote`). */
-import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { chain } from "../../db/chain";
 import { agents, podDrafts, podRepublishes, podSearchDocument, subnetDrafts, users } from "../../db/offchain";
@@ -217,6 +217,8 @@ export async function findPublicPod(db: Executor, ref: string): Promise<PublicPo
 export interface PublicPodFilters {
   offset: number;
   limit: number;
+  /** A seek: the page starts after this token id (a cursor's position); `offset` is then ignored. */
+  after?: bigint;
   search?: string;
   /** Only pods valid in this epoch. */
   epoch?: bigint;
@@ -224,101 +226,167 @@ export interface PublicPodFilters {
   subnetTokenId?: bigint;
 }
 
+/** A listed draft: minted, not banned, not archived (the predicate of `pod_drafts_listed_token_idx`). */
+const listedDraft = and(isNotNull(podDrafts.tokenId), eq(podDrafts.banned, false), isNull(podDrafts.archivedAt))!;
+
+/**
+ * The draft's indexed pod exists (and matches `podFilter`), as a per-row check. `OFFSET 0` keeps
+ * PostgreSQL from turning the EXISTS into a join (it does not flatten a subquery with an OFFSET),
+ * so the outer query reads one table in index order and stops after the page: without statistics
+ * (a fresh database after a bulk load, before ANALYZE) the planner takes a join of the listed
+ * drafts and the pods for a few rows and sorts them — ~1 s for page 1 at 100k pods — while
+ * this shape is an index walk it picks on its own (~0.1 ms; EXPLAIN ANALYZE in the bench
+ * database, bench/read-path).
+ */
+const indexedPodOfDraft = (podFilter: SQL | undefined) =>
+  sql`exists (select 1 from ${chain.pod} where ${chain.pod.id} = ${podDrafts.tokenId} and ${chain.pod.mintTxHash} = ${podDrafts.mintTxHash}${
+    podFilter ? sql` and ${podFilter}` : sql``
+  } offset 0)`;
+
+/** The pod's draft is listed (the same check the other way round, for a walk of a datanet's pods). */
+const listedDraftOfPod = sql`exists (select 1 from ${podDrafts} where ${podDrafts.tokenId} = ${chain.pod.id} and ${podDrafts.mintTxHash} = ${chain.pod.mintTxHash} and ${listedDraft} offset 0)`;
+
+/** Most matches of a search kept as a list of token ids (see listPublicPods; tests lower it). */
+export const searchIds = { max: 50_000 };
+
 /**
  * One page of the public list, newest minted first (token id descending: unique, so the order is
- * total and a page by OFFSET equals a page by seek). The rows come from a keyset seek: the token id
- * at which the page starts (its "boundary": `OFFSET offset LIMIT 1` over the narrow
- * pod_drafts ⋈ pod join, no creator joins) is computed once per stamp of the listed set
- * (count-cache.ts), then the page is `token id ≤ boundary ORDER BY token id DESC LIMIT limit` —
- * O(limit) for every page while the set is unchanged (indexed votes do not change it). The total
- * is cached under the same stamp.
+ * total and a page by OFFSET equals a page by seek). Every read is one statement whose cost is
+ * the page's, not the list's:
+ * - the whole list or an epoch's: a walk of the listed drafts' token index backwards, each draft's
+ *   indexed pod checked by its primary key (see indexedPodOfDraft);
+ * - a datanet's: a walk of that datanet's pods (`pod_subnet_idx`, subnet_id then id) backwards,
+ *   each pod's draft checked by its token id;
+ * - a search: the token ids of every match, found once per stamp of the listed set (count-cache.ts)
+ *   by the trigram index, kept in order; a page is then a slice of them, its rows read by token
+ *   id, and the total is their number. A search matching more than searchIds.max pods (a
+ *   word in most names) is counted instead and walked like the whole list: its matches are dense,
+ *   so the walk stops early.
+ * A deep page of a walk starts at the token id found at its offset (`OFFSET offset LIMIT 1` over
+ * the same walk, no creator joins), computed once per stamp; the page is then
+ * `token id ≤ boundary … LIMIT limit`. A cursor's page (`after`) needs no boundary: it is
+ * `token id < after … LIMIT limit`, an index seek whatever its depth. Totals are cached under the same stamp. The columns of the
+ * page (creator, datanet) are joined for its rows only.
  */
 export async function listPublicPods(
   db: Executor,
-  { offset, limit, search, epoch, subnetTokenId }: PublicPodFilters,
-): Promise<{ rows: PublicPodRow[]; total: number }> {
-  const where = and(
-    listed,
-    searchCondition(podSearchDocument, search),
+  { offset, limit, after, search, epoch, subnetTokenId }: PublicPodFilters,
+): Promise<PublicPodPage> {
+  const searchWhere = searchCondition(podSearchDocument, search);
+  const podFilter = and(
     epoch === undefined ? undefined : validInEpoch(epoch),
     subnetTokenId === undefined ? undefined : eq(chain.pod.subnetId, subnetTokenId),
-  )!;
+  );
+  const where = and(listed, searchWhere, podFilter)!;
   const stamp = await listStamp(db);
   const key = `pods\n${search ?? ""}\n${epoch ?? ""}\n${subnetTokenId ?? ""}`;
-  // the whole list or an epoch's (most pods): walk the listed drafts' index newest first (see
-  // inTokenOrder); a search or a datanet may match few pods, found by their own indexes
-  const walkByDraft = search === undefined && subnetTokenId === undefined;
   const countAll = async () =>
     (await db.select({ total: count() }).from(podDrafts).innerJoin(chain.pod, podJoin).where(where))[0]?.total ?? 0;
-  const page = async () => {
-    const boundary = offset === 0 ? undefined : await publicPageBoundary(db, stamp, key, where, offset, walkByDraft);
-    if (boundary === null) return [];
-    if (!walkByDraft) {
-      return selectPublic(db)
-        .where(boundary === undefined ? where : and(where, lte(chain.pod.id, boundary)))
-        .orderBy(desc(chain.pod.id))
-        .limit(limit);
-    }
-    return inTokenOrder(db, (tx) =>
-      selectPublic(tx)
-        .where(boundary === undefined ? where : and(where, lte(podDrafts.tokenId, boundary.toString())))
-        .orderBy(desc(podDrafts.tokenId))
-        .limit(limit),
+
+  if (searchWhere) {
+    const ids = await cachedAtStamp(
+      stamp,
+      `${key}\nids ≤ ${searchIds.max}`,
+      () => matchingTokenIds(db, where),
+      (ids) => 64 + (ids?.byteLength ?? 0),
     );
+    if (ids) {
+      const start = after === undefined ? offset : firstBelow(ids, Number(after));
+      const slice = Array.from(ids.subarray(start, start + limit), String);
+      const more = start + limit < ids.length;
+      if (slice.length === 0) return { rows: [], total: ids.length, start, more };
+      const rows = await selectPublic(db)
+        .where(and(listed, inArray(podDrafts.tokenId, slice)))
+        .orderBy(desc(podDrafts.tokenId));
+      return { rows: rows.map(toPublicRow), total: ids.length, start, more };
+    }
+  }
+
+  // the walk, and the condition checked on each row it visits
+  const byDatanet = subnetTokenId !== undefined;
+  const walked = byDatanet
+    ? and(
+        isNotNull(chain.pod.id),
+        podFilter,
+        listedDraftOfPod,
+        searchWhere &&
+          sql`exists (select 1 from ${podDrafts} where ${podDrafts.tokenId} = ${chain.pod.id} and ${searchWhere} offset 0)`,
+      )!
+    : and(listedDraft, searchWhere, indexedPodOfDraft(podFilter))!;
+  const walkKey = byDatanet ? chain.pod.id : podDrafts.tokenId;
+  const walkIds = (from: SQL) =>
+    db
+      .select({ id: walkKey })
+      .from(byDatanet ? chain.pod : podDrafts)
+      .where(and(walked, from))
+      .orderBy(desc(walkKey));
+
+  const page = async (): Promise<PublicJoinedRow[]> => {
+    const boundary =
+      after !== undefined || offset === 0
+        ? undefined
+        : await cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
+            const [row] = await walkIds(sql`true`).offset(offset).limit(1);
+            return row ? BigInt(row.id as string | bigint) : null;
+          });
+    if (boundary === null) return [];
+    const from =
+      after !== undefined ? lt(walkKey, after.toString()) : boundary === undefined ? sql`true` : lte(walkKey, boundary.toString());
+    // one row past the page tells whether another follows
+    const ids = walkIds(from).limit(limit + 1);
+    // `= any(array(…))`: the walk runs once and the page's drafts are read by token id; as
+    // `in (…)`, without statistics PostgreSQL hashed the walk and scanned every listed draft
+    // against it (32 ms instead of 0.3 for a datanet page at 100k pods)
+    return selectPublic(db)
+      .where(and(listed, sql`${podDrafts.tokenId} = any(array(${ids}))`))
+      .orderBy(desc(podDrafts.tokenId));
   };
   const [rows, total] = await Promise.all([page(), cachedAtStamp(stamp, `${key}\ntotal`, countAll)]);
-  return { rows: rows.map(toPublicRow), total };
+  return { rows: rows.slice(0, limit).map(toPublicRow), total, more: rows.length > limit };
 }
 
-/** The token id of the row at `offset` of the list (null past its end), once per stamp. */
-function publicPageBoundary(
-  db: Executor,
-  stamp: string | undefined,
-  key: string,
-  where: SQL,
-  offset: number,
-  walkByDraft: boolean,
-): Promise<bigint | null> {
-  return cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
-    if (!walkByDraft) {
-      const [row] = await db
-        .select({ id: chain.pod.id })
-        .from(podDrafts)
-        .innerJoin(chain.pod, podJoin)
-        .where(where)
-        .orderBy(desc(chain.pod.id))
-        .offset(offset)
-        .limit(1);
-      return row ? row.id : null;
-    }
-    const [row] = await inTokenOrder(db, (tx) =>
-      tx
-        .select({ id: chain.pod.id })
-        .from(podDrafts)
-        .innerJoin(chain.pod, podJoin)
-        .where(where)
-        .orderBy(desc(podDrafts.tokenId))
-        .offset(offset)
-        .limit(1),
-    );
-    return row ? row.id : null;
-  });
+export type PublicPodPage = {
+  rows: PublicPodRow[];
+  /** Listed pods matching the filters, all pages (cached per stamp). */
+  total: number;
+  /** Whether a listed pod follows the page's last one. */
+  more: boolean;
+  /** The page's exact position in the list, when known without a walk (a search's kept ids). */
+  start?: number;
+};
+
+/** The index of the first id below `id` in ids sorted descending (binary search). */
+function firstBelow(ids: Float64Array, id: number): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ids[mid]! >= id) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /**
- * Runs a read of the public list in token order (newest first) with sorting disabled for its
- * plan, so PostgreSQL walks `pod_drafts_listed_token_idx` backwards and stops after the page
- * instead of joining every listed pod and sorting them. Without statistics (a fresh database
- * after a bulk load, before ANALYZE) the planner takes `archived_at IS NULL` for 0.5% of the rows
- * and picks join-then-sort: ~1 s for page 1 at 100k pods, against ~0.5 ms this way (EXPLAIN
- * ANALYZE in the bench database). The list is ordered by the draft's token id, equal to the
- * indexed pod's id by the join, so pages are unchanged. `SET LOCAL` ends with the transaction.
+ * The token ids of the listed pods matching `where` (a search), newest first, as one
+ * comma-separated text (one row to read, not thousands); undefined past searchIds.max matches
+ * or for a token id beyond 2^53.
  */
-function inTokenOrder<T>(db: Executor, read: (tx: Executor) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL enable_sort = off`);
-    return read(tx);
-  });
+async function matchingTokenIds(db: Executor, where: SQL): Promise<Float64Array | undefined> {
+  const matches = db
+    .select({ id: podDrafts.tokenId })
+    .from(podDrafts)
+    .innerJoin(chain.pod, podJoin)
+    .where(where)
+    .limit(searchIds.max + 1)
+    .as("matches");
+  const [row] = await db
+    .select({ n: count(), ids: sql<string | null>`string_agg(${matches.id}::text, ',' order by ${matches.id} desc)` })
+    .from(matches);
+  if (!row || row.n > searchIds.max) return undefined;
+  if (!row.ids) return new Float64Array(0);
+  const ids = Float64Array.from(row.ids.split(","), Number);
+  return ids.every(Number.isSafeInteger) ? ids : undefined;
 }
 
 /** The token id of a datanet given by id (uuid) or token id, when it is published; undefined otherwise. */

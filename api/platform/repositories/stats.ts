@@ -2,6 +2,7 @@
 import { and, count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import { subnetDrafts, users } from "../../db/offchain";
+import { cachedAtStamp, listStamp } from "./count-cache";
 import { validInEpoch } from "./pods";
 import { isTokenIdRef, isUuid, subnetJoin, type Executor } from "./subnets";
 
@@ -46,9 +47,16 @@ export async function latestIndexedBlockTime(db: Executor, viewsSchema: string):
   return latest ? BigInt(latest) : undefined;
 }
 
+/**
+ * Indexed pods (minted, whatever their listing). A count of every pod, so computed once per stamp
+ * of the listed set (count-cache.ts: it changes with every mint, reorg and listing write), not
+ * on each response-cache miss (every indexed block).
+ */
 export async function totalPods(db: Executor): Promise<number> {
-  const [row] = await db.select({ total: count() }).from(chain.pod);
-  return row?.total ?? 0;
+  return cachedAtStamp(await listStamp(db), "stats\ntotalPods", async () => {
+    const [row] = await db.select({ total: count() }).from(chain.pod);
+    return row?.total ?? 0;
+  });
 }
 
 /**
@@ -128,12 +136,15 @@ export async function publishedSubnetWithChain(db: Executor, ref: string) {
   return row;
 }
 
+/** Pods of a datanet valid in `epoch`: a count, once per stamp of the listed set (like totalPods). */
 export async function activePodCount(db: Executor, subnetTokenId: bigint, epoch: bigint): Promise<number> {
-  const [row] = await db
-    .select({ total: count() })
-    .from(chain.pod)
-    .where(and(eq(chain.pod.subnetId, subnetTokenId), validInEpoch(epoch)));
-  return row?.total ?? 0;
+  return cachedAtStamp(await listStamp(db), `stats\nactivePods\n${subnetTokenId}\n${epoch}`, async () => {
+    const [row] = await db
+      .select({ total: count() })
+      .from(chain.pod)
+      .where(and(eq(chain.pod.subnetId, subnetTokenId), validInEpoch(epoch)));
+    return row?.total ?? 0;
+  });
 }
 
 /** Accounts holding bought access (the owner's built-in access is not counted). */

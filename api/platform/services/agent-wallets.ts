@@ -160,30 +160,13 @@ export async function bindAgentWallet(
 export type AgentWallet = {
   wallet: Address;
   /**
-   * The platform context to verify the transaction with: for an agent without a wallet, its chain
-   * client answers this transaction's receipt from the one already fetched to learn the sender,
-   * so the verification asks the RPC for it no second time.
+   * For an agent without a wallet: the transaction's receipt, fetched to learn the sender. The
+   * verification is handed it, so it asks the RPC for it no second time.
    */
-  context: PlatformContext;
+  receipt?: TransactionReceipt;
   /** Binds the sender to an agent without a wallet, inside the transaction that stores the record. */
   alongside?: (executor: Executor) => Promise<void>;
 };
-
-/** `context` with a chain client that answers `receipt`'s transaction from it (any other call goes to the RPC). */
-function withKnownReceipt(context: PlatformContext, receipt: TransactionReceipt): PlatformContext {
-  const chain = context.chain();
-  const known = receipt.transactionHash.toLowerCase();
-  const client = new Proxy(chain.client, {
-    get(target, property, receiver) {
-      if (property === "getTransactionReceipt") {
-        return (args: { hash: Hash }) =>
-          args.hash.toLowerCase() === known ? Promise.resolve(receipt) : target.getTransactionReceipt(args);
-      }
-      return Reflect.get(target, property, receiver);
-    },
-  });
-  return { ...context, chain: () => ({ ...chain, client }) };
-}
 
 /**
  * The wallet whose transaction `txHash` the agent records. An agent with a wallet: that wallet.
@@ -191,7 +174,7 @@ function withKnownReceipt(context: PlatformContext, receipt: TransactionReceipt)
  * own key sent) takes the transaction's sender, unless another agent acts for that wallet: adding
  * an agent to a bound wallet needs the wallet's signature (POST /agents/{agentId}/wallet). The
  * sender is adopted as the agent's wallet in the record's own transaction (`alongside`), and the
- * receipt fetched to learn it serves the verification too (`context`).
+ * receipt fetched to learn it serves the verification too (`receipt`).
  */
 export async function agentWalletFor(
   db: OffchainDb,
@@ -200,7 +183,7 @@ export async function agentWalletFor(
   txHash: Hash,
   now = new Date(),
 ): Promise<AgentWallet> {
-  if (agent.walletAddress) return { wallet: agent.walletAddress, context };
+  if (agent.walletAddress) return { wallet: agent.walletAddress };
   let receipt: TransactionReceipt;
   try {
     receipt = await transactionReceipt(context.chain().client, txHash);
@@ -215,7 +198,7 @@ export async function agentWalletFor(
   }
   return {
     wallet,
-    context: withKnownReceipt(context, receipt),
+    receipt,
     alongside: async (executor) => {
       // a concurrent first record of the same agent may have bound it already: the first one wins
       await adoptAgentWallet(executor, agent.id, wallet, now);

@@ -37,15 +37,7 @@ import {
 import type { OffchainDb } from "../../db/client";
 import { FINALITY_DEPTH } from "../../reorgs/reconciler";
 import { blockKeyOf, EventFeed, type FeedNote, type FeedSubscription, type Mark, ORIGIN, presentEvent } from "./event-feed";
-import {
-  eventExists,
-  type EventRow,
-  eventsAfter,
-  existingEventIds,
-  indexedBlockNumber,
-  lastEventsBetween,
-  lastEventUpTo,
-} from "../repositories/events";
+import { eventExists, type EventRow, eventsBetween, existingEventIds, indexedBlockNumber } from "../repositories/events";
 import type { Executor } from "../repositories/subnets";
 
 /** Events read per query (a replay goes on at once while full batches come back). */
@@ -126,12 +118,17 @@ const mark = (row: EventRow): Mark => ({
 /** Above every log index (the column is a PostgreSQL integer). */
 const MAX_LOG_INDEX = 2_147_483_647;
 
+/** The last event matching `topics` in blocks up to `until` (undefined: none). */
+async function lastEventUpTo(tx: Executor, topics: Topic[], until: bigint): Promise<EventRow | undefined> {
+  return (await eventsBetween(tx, topics, { until, limit: 1, take: "last" }))[0];
+}
+
 /** The events of the last blocks up to `mark` (at most MAX_REMEMBERED) and the final event before them. */
 async function window(tx: Executor, topics: Topic[], head: bigint, upTo: EventPosition) {
   const bound = head - FINALITY_DEPTH;
   const after = { blockNumber: bound, logIndex: MAX_LOG_INDEX };
   const until = upTo.blockNumber;
-  const rows = (await lastEventsBetween(tx, topics, after, until, MAX_REMEMBERED + 1)).filter(
+  const rows = (await eventsBetween(tx, topics, { after, until, limit: MAX_REMEMBERED + 1, take: "last" })).filter(
     (row) => comparePositions(row, upTo) <= 0,
   );
   const floorRow = bound >= 0n ? await lastEventUpTo(tx, topics, bound) : undefined;
@@ -222,7 +219,7 @@ async function poll(
         }
       }
 
-      const read = await eventsAfter(tx, topics, next.cursor.position, head, batchSize);
+      const read = await eventsBetween(tx, topics, { after: next.cursor.position, until: head, limit: batchSize });
       const rows = bound ? read.filter((row) => comparePositions(row, bound) <= 0) : read;
       for (const row of rows) {
         // an event the client never got, back after a reorg undid and redid its block: still not sent

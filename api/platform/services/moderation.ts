@@ -8,7 +8,7 @@ import { PodManagerAbi } from "../../../abis";
 import { baseChain } from "../../../chain/chain";
 import type { OffchainDb } from "../../db/client";
 import { isTokenIdRef } from "../../db/refs";
-import type { PlatformChain } from "../context";
+import type { ApiChain } from "../../deps";
 import { findPodDraftByRef, listSlopCheckSkippedPods, setPodBanned, type PodWithChain } from "../repositories/pods";
 
 export const MAX_BAN_REASON_LENGTH = 500;
@@ -17,7 +17,7 @@ export class ModerationError extends Error {}
 
 export interface ModerationDeps {
   db: OffchainDb;
-  chain: PlatformChain;
+  chain: ApiChain;
   /** Holds PodManager's MODERATOR_ROLE. */
   moderator: Account;
 }

@@ -3,7 +3,7 @@
  * (/me/pods...) and by the agent routes (creator = the agent). Same txHash rules as subnet-drafts.ts.
  */
 import { randomUUID } from "node:crypto";
-import { isAddressEqual, type Address, type Hash } from "viem";
+import { isAddressEqual, type Address, type Hash, type TransactionReceipt } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
 import { verifyOnChain, type PlatformContext } from "../context";
@@ -105,11 +105,19 @@ export async function verifyPodMint(
     owner,
     subnetTokenId,
     txHash,
-  }: { wallet: Address; owner?: Address; subnetTokenId: bigint | undefined; txHash: Hash },
+    receipt,
+  }: {
+    wallet: Address;
+    owner?: Address;
+    subnetTokenId: bigint | undefined;
+    txHash: Hash;
+    receipt?: TransactionReceipt;
+  },
 ): Promise<{ tokenId: bigint; validityEpoch: bigint }> {
   const expectedOwner = owner ?? wallet;
   const { event } = await verifyOnChain(context, "PodManager", {
     hash: txHash,
+    receipt,
     from: wallet,
     eventName: "PodMinted",
     matches: (args) =>
@@ -171,6 +179,7 @@ export async function createMintedPod(
     txHash,
     source,
     slopCheckSkipped,
+    receipt,
     alongside,
   }: {
     creator: PodCreator;
@@ -180,6 +189,8 @@ export async function createMintedPod(
     txHash: Hash;
     source?: PodSource;
     slopCheckSkipped?: boolean;
+    /** The transaction's receipt, when the caller already fetched it. */
+    receipt?: TransactionReceipt;
     /** Committed with the pod (an agent adopting its wallet). */
     alongside?: Alongside;
   },
@@ -187,7 +198,13 @@ export async function createMintedPod(
   const subnet = await resolveTargetSubnet(db, creator, body.subnetId);
   if (!subnet.tokenId) throw badRequest("The pod's datanet is not published yet");
   await assertTransactionUnused(db, txHash);
-  const { tokenId } = await verifyPodMint(context, { wallet, owner, subnetTokenId: BigInt(subnet.tokenId), txHash });
+  const { tokenId } = await verifyPodMint(context, {
+    wallet,
+    owner,
+    subnetTokenId: BigInt(subnet.tokenId),
+    txHash,
+    receipt,
+  });
   await assertPodTokenUnlinked(db, tokenId);
   const id = randomUUID();
   await recordWithTransaction(

@@ -5,7 +5,7 @@
  * `verified_transactions` in the same database transaction as the record it backs.
  */
 import { randomUUID } from "node:crypto";
-import { isAddressEqual, type Address, type Hash } from "viem";
+import { isAddressEqual, type Address, type Hash, type TransactionReceipt } from "viem";
 import { parseTokenAmount } from "../../../chain/units";
 import { SUBNET_PARAMS, type SubnetParam } from "../../../src/lib/enums";
 import type { OffchainDb } from "../../db/client";
@@ -125,10 +125,16 @@ export async function requireOwnedSubnetDraft(db: Executor, creator: Creator, id
 /** Checks a publish txHash: SubnetPublished from the SubnetManager, sent by `wallet`, owner `wallet`, this primary token. */
 export async function verifySubnetPublish(
   context: PlatformContext,
-  { wallet, primaryToken, txHash }: { wallet: Address; primaryToken: string; txHash: Hash },
+  {
+    wallet,
+    primaryToken,
+    txHash,
+    receipt,
+  }: { wallet: Address; primaryToken: string; txHash: Hash; receipt?: TransactionReceipt },
 ): Promise<{ tokenId: bigint }> {
   const { event } = await verifyOnChain(context, "SubnetManager", {
     hash: txHash,
+    receipt,
     from: wallet,
     eventName: "SubnetPublished",
     matches: (args) => isAddressEqual(args.owner, wallet) && isAddressEqual(args.primaryToken, primaryToken as Address),
@@ -179,11 +185,25 @@ export async function createPublishedSubnet(
     wallet,
     body,
     txHash,
+    receipt,
     alongside,
-  }: { creator: Creator; wallet: Address; body: SubnetDraftBody; txHash: Hash; alongside?: Alongside },
+  }: {
+    creator: Creator;
+    wallet: Address;
+    body: SubnetDraftBody;
+    txHash: Hash;
+    /** The transaction's receipt, when the caller already fetched it. */
+    receipt?: TransactionReceipt;
+    alongside?: Alongside;
+  },
 ): Promise<{ id: string; tokenId: bigint }> {
   await assertTransactionUnused(db, txHash);
-  const { tokenId } = await verifySubnetPublish(context, { wallet, primaryToken: body.nativeTokenAddress, txHash });
+  const { tokenId } = await verifySubnetPublish(context, {
+    wallet,
+    primaryToken: body.nativeTokenAddress,
+    txHash,
+    receipt,
+  });
   await assertTokenUnlinked(db, tokenId);
   const id = randomUUID();
   const row = await recordWithTransaction(

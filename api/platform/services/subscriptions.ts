@@ -23,6 +23,7 @@ import {
   type Address,
   type Hash,
   type PublicClient,
+  type TransactionReceipt,
 } from "viem";
 import { CoreTokenAbi, SubnetManagerAbi } from "../../../abis";
 import { BASE_CHAIN_ID } from "../../../chain/chain";
@@ -68,12 +69,18 @@ export type VerifiedPayment = { amount: bigint; blockNumber: bigint; confirmatio
 export async function verifyPackagePayment(
   client: PublicClient,
   contracts: { SubnetManager: { address: Address }; CoreToken: { address: Address } },
-  { hash, wallet, subnetTokenId }: { hash: Hash; wallet: Address; subnetTokenId: bigint },
+  {
+    hash,
+    wallet,
+    subnetTokenId,
+    receipt: known,
+  }: { hash: Hash; wallet: Address; subnetTokenId: bigint; /** Already fetched by the caller. */ receipt?: TransactionReceipt },
 ): Promise<VerifiedPayment> {
   const subnetManager = contracts.SubnetManager.address;
   const core = contracts.CoreToken.address;
   const { receipt, event } = await verifyTransaction(client, {
     hash,
+    receipt: known,
     from: wallet,
     contract: { address: subnetManager, name: "SubnetManager" },
     abi: SubnetManagerAbi,
@@ -157,13 +164,14 @@ export async function createOrder(
   await assertTransactionUnused(db, txHash);
   const sender = await agentWalletFor(db, context, agent, txHash, now);
   const wallet = sender.wallet;
-  const { client, protocol } = sender.context.chain();
+  const { client, protocol } = context.chain();
   let payment: VerifiedPayment;
   try {
     payment = await verifyPackagePayment(client, protocol.contracts, {
       hash: txHash,
       wallet,
       subnetTokenId: subnet.tokenId,
+      receipt: sender.receipt,
     });
   } catch (error) {
     throw chainErrorToHttp(error);

@@ -3,7 +3,7 @@
  * indexed votes on a pod in an epoch. Pods and subnets named by id
  * or token id are resolved in refs.ts.
  */
-import type { Address, Hash } from "viem";
+import type { Address, Hash, TransactionReceipt } from "viem";
 import { eventId } from "../../../src/lib/ids";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
@@ -52,10 +52,16 @@ export type VoteClaim = {
  */
 export async function verifyVoteTransaction(
   context: PlatformContext,
-  { hash, voter, claim }: { hash: Hash; voter: Address; claim: VoteClaim },
+  {
+    hash,
+    voter,
+    claim,
+    receipt,
+  }: { hash: Hash; voter: Address; claim: VoteClaim; /** Already fetched by the caller. */ receipt?: TransactionReceipt },
 ): Promise<VerifiedVote> {
   const { event } = await verifyOnChain(context, "PodManager", {
     hash,
+    receipt,
     from: voter,
     eventName: "Voted",
     matches: (args) =>

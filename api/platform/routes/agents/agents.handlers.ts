@@ -42,11 +42,12 @@ export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetR
   const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const { id } = await createPublishedSubnet(db, sender.context, {
+  const { id } = await createPublishedSubnet(db, platform, {
     creator: { kind: "agent", agentId: agent.id },
     wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
+    receipt: sender.receipt,
     alongside: sender.alongside,
   });
   return c.json({ data: { subnetId: id } }, 201);
@@ -57,11 +58,12 @@ export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> 
   const { db, platform } = c.var.ctx;
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const { id } = await createMintedPod(db, sender.context, {
+  const { id } = await createMintedPod(db, platform, {
     creator: { kind: "agent", agentId: agent.id },
     wallet: sender.wallet,
     body,
     txHash: txHash as Hash,
+    receipt: sender.receipt,
     source: "agent",
     alongside: sender.alongside,
   });
@@ -83,7 +85,12 @@ export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c
   const podTokenId = mintedTokenId(pod);
   await assertTransactionUnused(db, txHash as Hash);
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const vote = await verifyVoteTransaction(sender.context, { hash: txHash as Hash, voter: sender.wallet, claim: { podTokenId } });
+  const vote = await verifyVoteTransaction(platform, {
+    hash: txHash as Hash,
+    voter: sender.wallet,
+    claim: { podTokenId },
+    receipt: sender.receipt,
+  });
   const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key }, sender.alongside);
   return c.json({ data: { id } }, 200);
 };

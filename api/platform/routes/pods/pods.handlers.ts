@@ -3,8 +3,8 @@ import { type PlatformHandler, requireWallet, userDraftStep } from "../../contex
 import { presentPublicPod, presentUserPod, type UserPodResponse } from "../../presenters/pod";
 import { cachedUserRead } from "../../read-cache";
 import * as pods from "../../repositories/pods";
-import { pagination } from "../../schemas/common";
 import { createPodDraft, mintPodDraft, republishPodDraft } from "../../services/pod-drafts";
+import { listPublicPodPage } from "../../services/pod-list";
 import { podNotFound } from "../../services/refs";
 import type * as routes from "./pods.routes";
 
@@ -52,24 +52,15 @@ export const republishPod: PlatformHandler<typeof routes.republishPodRoute> = as
 
 export const listPublicPods: PlatformHandler<typeof routes.listPublicPodsRoute> = async (c) => {
   const query = c.req.valid("query");
-  const { page, limit, search } = query;
-  const epoch = query["filters[currentEpoch]"];
-  const subnetRef = query["filters[subnet]"]?.trim();
-  const { db } = c.var.ctx;
-  let subnetTokenId: bigint | undefined;
-  if (subnetRef) {
-    subnetTokenId = await pods.publishedSubnetTokenId(db, subnetRef);
-    // an unknown or unpublished subnet has no public pods
-    if (subnetTokenId === undefined) return c.json({ data: { pods: [], pagination: pagination(page, limit, 0) } }, 200);
-  }
-  const { rows, total } = await pods.listPublicPods(db, {
-    offset: (page - 1) * limit,
-    limit,
-    search,
-    epoch: epoch === undefined ? undefined : BigInt(epoch),
-    subnetTokenId,
+  const { rows, pagination, nextCursor } = await listPublicPodPage(c.var.ctx.db, {
+    page: query.page,
+    limit: query.limit,
+    search: query.search,
+    epoch: query["filters[currentEpoch]"],
+    subnetRef: query["filters[subnet]"]?.trim(),
+    cursor: query.cursor,
   });
-  return c.json({ data: { pods: rows.map(presentPublicPod), pagination: pagination(page, limit, total) } }, 200);
+  return c.json({ data: { pods: rows.map(presentPublicPod), pagination, nextCursor } }, 200);
 };
 
 export const getPublicPod: PlatformHandler<typeof routes.getPublicPodRoute> = async (c) => {

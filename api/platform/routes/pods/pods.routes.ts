@@ -89,14 +89,35 @@ export const PublicPodsQuerySchema = PageQuerySchema.extend({
     .refine(hasNoNul, NO_NUL)
     .optional()
     .openapi({ param: { name: "filters[subnet]", in: "query" }, description: "Only pods currently in that datanet (its id or tokenId)" }),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description:
+        "The `nextCursor` of the previous page, unchanged: the next page after it, read by a seek whatever its depth. Pass the same `search` and `filters` as for that page (else 400); `limit` may change. Not with `page` above 1 (400).",
+    }),
 });
 
 export const listPublicPodsRoute = route.public("get", "/public/pods", "listPublicPods", {
   summary: "Minted pods (with metadata, not banned, not archived), newest first",
+  description:
+    "Paged by `page` and `limit`, or by `cursor`: each response carries `nextCursor`, the position after its last pod. A crawl of the whole list should follow `nextCursor` (each page costs the same at any depth); a deep `page` costs a walk to its offset once per change of the list. With a cursor, `pagination.page` is the page its first pod falls on at the current `limit`.",
   request: { query: PublicPodsQuerySchema },
   responses: {
     200: jsonContent(
-      dataEnvelope(z.object({ pods: z.array(PublicPodSchema), pagination: PaginationSchema })),
+      dataEnvelope(
+        z.object({
+          pods: z.array(PublicPodSchema),
+          pagination: PaginationSchema,
+          nextCursor: z.string().nullable().openapi({
+            example: "cDE6MzI6MTA6X2tTb3pNMko3YTV3",
+            description:
+              "Pass as `cursor` for the page after this one; null on the last page. Its page stays exact while pods are minted or removed meanwhile (it starts after this page's last pod).",
+          }),
+        }),
+      ),
       "One page of pods",
     ),
     400: commonErrors[400],
