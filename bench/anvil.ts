@@ -14,7 +14,14 @@ import { anvilBinaryPath, type LocalChain } from "../devnet/anvil";
 import { BASE_CHAIN_ID } from "../chain/chain";
 import { freePort } from "../ops/net";
 
-export async function startBenchAnvil(): Promise<LocalChain> {
+export type BenchAnvilOptions = {
+  /** Unlocked dev accounts (anvil's default: 10). */
+  accounts?: number;
+  /** Block gas limit (anvil's default: 30M, i.e. 50 generated transactions of 600k declared gas). */
+  gasLimit?: bigint;
+};
+
+export async function startBenchAnvil(options: BenchAnvilOptions = {}): Promise<LocalChain> {
   const port = await freePort();
   const host = "127.0.0.1";
   const cachePath = mkdtempSync(path.join(os.tmpdir(), "bench-anvil-"));
@@ -24,6 +31,8 @@ export async function startBenchAnvil(): Promise<LocalChain> {
     port,
     chainId: BASE_CHAIN_ID,
     startTimeout: 30_000,
+    accounts: options.accounts,
+    gasLimit: options.gasLimit,
     // not in @viem/anvil's option type; passed through as --max-persisted-states, --cache-path
     ...({ maxPersistedStates: 10_000_000, cachePath } as object),
   });

@@ -1,8 +1,13 @@
 /**
  * One indexer run on a running chain (see bench/devchain.ts), for work on the indexer:
  *   npx tsx bench/index-once.ts <deployments.json> [--root <checkout>] [--schema <name>] [--env K=V ...] [--minimal] [--checksums <file>]
+ *                               [--rtt <ms>] [--reindex]
  * Prints start-to-ready seconds and peak RSS; --checksums writes the per-table checksums to a
  * file, or compares with it when it exists. Uses DATABASE_URL (a fresh database per run).
+ * --rtt <ms>: the indexer (not the minimal one) reads the chain through bench/rpc-latency.ts, a
+ * proxy that holds each HTTP request <ms> (a MODELLED remote node; label figures as such).
+ * --reindex: Ponder's RPC cache on (PONDER_RPC_CACHE=1); after the cold run, a second run into
+ * a new schema (what a code change does) that reads the cache; prints both times and the ratio.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -11,6 +16,7 @@ import { clearSyncCache, startIndexer } from "../ops/indexer";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../ops/postgres";
 import { compareChecksums, tableChecksums, type TableChecksum } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
+import { startLatencyProxy } from "./rpc-latency";
 
 const args = process.argv.slice(2);
 const file = args[0]!;
@@ -41,35 +47,51 @@ try {
   }
   await clearSyncCache(databaseUrl);
   const schema = opt("--schema") ?? "once";
-  const started = performance.now();
   const root = opt("--root");
-  const indexer = await startIndexer({
-    databaseUrl,
-    schema,
-    viewsSchema: `${schema}_views`,
-    deploymentsFile: file,
-    rpcUrl: deployment.rpcUrl!,
-    logLevel: (opt("--log-level") as "warn") ?? "warn",
-    env,
-    ...(root ? { root } : {}),
-    ...(opt("--node-args") ? { nodeArgs: opt("--node-args")!.split(" ") } : {}),
-  });
-  let peak = 0;
-  let cpu = 0;
-  const sampler = setInterval(() => {
-    const out = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(indexer.process.pid)], { encoding: "utf8" }).stdout.trim().split(/\s+/);
-    peak = Math.max(peak, Number(out[0]) || 0);
-    cpu = Number(out[1]) || cpu;
-  }, 200);
-  await indexer.waitUntilReady(60 * 60_000);
-  clearInterval(sampler);
-  console.log(`ready in ${((performance.now() - started) / 1000).toFixed(2)} s, peak RSS ${(peak / 1024).toFixed(0)} MB, CPU ${cpu} s`);
-  // Ponder's own split of the backfill: extract (waiting for sync data) vs transform (indexing)
-  const metrics = await (await fetch(`${indexer.url}/metrics`)).text();
-  for (const line of metrics.split("\n")) {
-    if (/^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total|indexing_cache_requests_total|indexing_cache_query_duration_(sum|count)|database_method_duration_(sum|count))/.test(line)) console.log(`  ${line}`);
+  const rtt = opt("--rtt") ? Number(opt("--rtt")) : 0;
+  const reindex = args.includes("--reindex");
+  const proxy = rtt > 0 ? await startLatencyProxy(deployment.rpcUrl!, rtt) : undefined;
+  const rpcUrl = proxy?.url ?? deployment.rpcUrl!;
+  if (proxy) console.log(`RTT-modelled node: every HTTP request to the chain held ${rtt} ms (bench/rpc-latency.ts)`);
+  const runOnce = async (runSchema: string) => {
+    const requestsBefore = proxy?.requests ?? 0;
+    const started = performance.now();
+    const indexer = await startIndexer({
+      databaseUrl,
+      schema: runSchema,
+      viewsSchema: `${runSchema}_views`,
+      deploymentsFile: file,
+      rpcUrl,
+      logLevel: (opt("--log-level") as "warn") ?? "warn",
+      env: { ...env, ...(reindex ? { PONDER_RPC_CACHE: "1" } : {}) },
+      ...(root ? { root } : {}),
+      ...(opt("--node-args") ? { nodeArgs: opt("--node-args")!.split(" ") } : {}),
+    });
+    let peak = 0;
+    let cpu = 0;
+    const sampler = setInterval(() => {
+      const out = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(indexer.process.pid)], { encoding: "utf8" }).stdout.trim().split(/\s+/);
+      peak = Math.max(peak, Number(out[0]) || 0);
+      cpu = Number(out[1]) || cpu;
+    }, 200);
+    await indexer.waitUntilReady(60 * 60_000);
+    clearInterval(sampler);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`${runSchema}: ready in ${seconds.toFixed(2)} s, peak RSS ${(peak / 1024).toFixed(0)} MB, CPU ${cpu} s${proxy ? `, ${proxy.requests - requestsBefore} HTTP requests to the node` : ""}`);
+    // Ponder's own split of the backfill: extract (waiting for sync data) vs transform (indexing)
+    const metrics = await (await fetch(`${indexer.url}/metrics`)).text();
+    for (const line of metrics.split("\n")) {
+      if (/^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total|indexing_cache_requests_total|indexing_cache_query_duration_(sum|count)|database_method_duration_(sum|count))/.test(line)) console.log(`  ${line}`);
+    }
+    await indexer.stop();
+    return seconds;
+  };
+  const cold = await runOnce(schema);
+  if (reindex) {
+    const warm = await runOnce(`${schema}_re`);
+    console.log(`reindex from the RPC cache${proxy ? ` (RTT-modelled ${rtt} ms)` : " (loopback)"}: cold ${cold.toFixed(2)} s, reindex ${warm.toFixed(2)} s -> ${(cold / warm).toFixed(2)}x`);
   }
-  await indexer.stop();
+  await proxy?.close();
   const checksumFile = opt("--checksums");
   if (checksumFile) {
     const sums = await tableChecksums(databaseUrl, schema);

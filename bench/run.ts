@@ -10,12 +10,20 @@
  *             chain and database: events/s, ratios, peak RSS, and the exactness check (per-table
  *             row counts and checksums of this indexer vs the baseline commit's);
  *   reindex   on the largest dense chain: a cold backfill with Ponder's RPC cache on, then a
- *             reindex into a new schema (what a code change does) reading the cache;
+ *             reindex into a new schema (what a code change does) reading the cache; on loopback,
+ *             then again through an RTT-MODELLED node (bench/rpc-latency.ts: every HTTP request
+ *             held BENCH_RPC_RTT_MS, default 40; 0 skips it), as a remote Base node would;
  *   live      after the backfill, 100 votes/s on a chain mining a block every second: the time
  *             from sending a vote to its row being visible in the views schema the API reads.
+ * Read path (issue 12), instead of the sections: BENCH_READ_PATH=1 loads the API's public reads on
+ * generated rows (bench/read-path/run.ts); BENCH_READ_HONEST=1 the same routes on the honest path,
+ * BENCH_HONEST_PODS pods (default 10,000) minted and voted on anvil, indexed by this indexer and given
+ * metadata through the API (bench/read-path/honest.ts).
  * Chains: BENCH_INDEXER_EVENTS (dense, comma-separated, default 10000,50000), BENCH_SPARSE
  * (events of the sparse chain, 1 a block, default 2000; 0 skips), BENCH_LARGE=1 adds a dense
  * 150,000-event chain, BENCH_1M=1 a dense 1,000,000-event chain.
+ * BENCH_BASELINE_PATCHED=1 runs the baseline commit with the Ponder patch as of run 5 (the
+ * switches added since off) instead of Ponder as published.
  * Uses DATABASE_URL when set, else an embedded PostgreSQL in a temp folder.
  */
 import { spawnSync } from "node:child_process";
@@ -30,11 +38,13 @@ import { connectProtocol } from "../devnet/protocol";
 import { seedDemo } from "../devnet/seed";
 import { writeDeployment, type Deployment } from "../chain/deployments";
 import { startIndexer, clearSyncCache, PROJECT_ROOT } from "../ops/indexer";
-import { createDatabase, dropDatabase, prepareDirectoryForPostgres, startEmbeddedPostgres, urlWithDatabase } from "../ops/postgres";
+import { createDatabase, dropDatabase, urlWithDatabase } from "../ops/postgres";
+import { benchPostgres } from "./postgres";
 import { startBenchAnvil } from "./anvil";
 import { generateChain } from "./chain-gen";
 import { compareChecksums, tableChecksums } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
+import { startLatencyProxy } from "./rpc-latency";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXTRA_VOTES = Number(process.env.BENCH_EXTRA_VOTES ?? 400);
@@ -176,7 +186,12 @@ async function sectionBackfill(serverUrl: string) {
           // as that commit ran it: Ponder's default cache size, node's default heap limit, and
           // Ponder unpatched (the checkout shares this node_modules, where patches/ is applied:
           // PONDER_PATCH_BATCH_BLOCKS=0 turns the patched path off)
-          const asBefore = { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0", PONDER_PATCH_BATCH_BLOCKS: "0" };
+          // BENCH_BASELINE_PATCHED=1: the baseline commit as it ran with its own patch instead
+          // (this node_modules' patch with the switches added since turned off; this settings).
+          const asBefore =
+            process.env.BENCH_BASELINE_PATCHED === "1"
+              ? { PONDER_PATCH_MERGE_GETLOGS: "0" }
+              : { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0", PONDER_PATCH_BATCH_BLOCKS: "0" };
           before = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_before", root: baselineRoot, env: asBefore });
           console.log(`    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`);
         }
@@ -230,11 +245,27 @@ async function sectionBackfill(serverUrl: string) {
 async function sectionReindex(target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string }) {
   const { chain, deploymentsFile } = target.chain;
   const env = { PONDER_RPC_CACHE: "1" };
-  const cold = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_cache_cold", env });
-  const warm = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_cache_warm", env, clearCache: false });
+  const pair = async (rpcUrl: string, label: string) => {
+    const cold = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl, deploymentsFile, schema: `bench_cache_cold${label}`, env });
+    const warm = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl, deploymentsFile, schema: `bench_cache_warm${label}`, env, clearCache: false });
+    return { cold, warm };
+  };
+  const loopback = await pair(chain.rpcUrl, "");
   console.log(
-    `\nreindex with the RPC cache (PONDER_RPC_CACHE=1): cold ${cold.seconds.toFixed(1)} s, reindex into a new schema ${warm.seconds.toFixed(1)} s -> ${(cold.seconds / warm.seconds).toFixed(2)}x faster (target >= 5x)`,
+    `\nreindex with the RPC cache (PONDER_RPC_CACHE=1), loopback anvil: cold ${loopback.cold.seconds.toFixed(1)} s, reindex into a new schema ${loopback.warm.seconds.toFixed(1)} s -> ${(loopback.cold.seconds / loopback.warm.seconds).toFixed(2)}x faster (target >= 5x)`,
   );
+  const rtt = Number(process.env.BENCH_RPC_RTT_MS ?? 40);
+  if (rtt > 0) {
+    const proxy = await startLatencyProxy(chain.rpcUrl, rtt);
+    try {
+      const modelled = await pair(proxy.url, "_rtt");
+      console.log(
+        `reindex, RTT-MODELLED node (every HTTP request held ${rtt} ms, bench/rpc-latency.ts; bandwidth and node load not modelled): cold ${modelled.cold.seconds.toFixed(1)} s, reindex ${modelled.warm.seconds.toFixed(1)} s -> ${(modelled.cold.seconds / modelled.warm.seconds).toFixed(2)}x faster (${proxy.requests} HTTP requests)`,
+      );
+    } finally {
+      await proxy.close();
+    }
+  }
 }
 
 async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string }) {
@@ -372,15 +403,7 @@ async function sectionSeedAndLanes(databaseUrl: string) {
 }
 
 async function main() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stopPostgres = async () => undefined as unknown;
-  if (!serverUrl) {
-    const root = mkdtempSync(path.join(os.tmpdir(), "bench-pg-"));
-    prepareDirectoryForPostgres(root);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: "postgres" });
-    serverUrl = server.url;
-    stopPostgres = server.stop;
-  }
+  const { serverUrl, stop: stopPostgres } = await benchPostgres();
   try {
     if (SECTIONS.has("seed") || SECTIONS.has("lanes")) {
       const dbName = `bench_${Date.now()}`;
@@ -408,9 +431,11 @@ async function main() {
   }
 }
 
-// the read-path bench (issue 12) needs Debian's wrk: BENCH_READ_PATH=1 npm run bench
-if (process.env.BENCH_READ_PATH === "1") {
-  await (await import("./read-path/run")).runReadPathBench();
+// the read-path bench (issue 12) needs Debian's wrk: BENCH_READ_PATH=1 (generated data) and/or
+// BENCH_READ_HONEST=1 (the honest path: indexed from anvil, metadata through the API) npm run bench
+if (process.env.BENCH_READ_PATH === "1" || process.env.BENCH_READ_HONEST === "1") {
+  if (process.env.BENCH_READ_PATH === "1") await (await import("./read-path/run")).runReadPathBench();
+  if (process.env.BENCH_READ_HONEST === "1") await (await import("./read-path/honest")).runHonestReadBench();
   process.exit(0);
 }
 await main();

@@ -34,7 +34,7 @@ export type DemoMetadataResult = { subnets: DemoItemResult[]; pods: DemoItemResu
 
 // ---- the demo content ----
 
-type SubnetContent = {
+export type SubnetContent = {
   subnetCreatorType: "individual" | "team";
   subnetName: string;
   subnetDescription: string;
@@ -44,7 +44,7 @@ type SubnetContent = {
   imageURL: string;
 };
 
-type PodContent = {
+export type PodContent = {
   podName: string;
   url: string;
   platform: string;
@@ -165,7 +165,7 @@ const ALREADY_DONE = [/Transaction already used/i, /already linked/i, /already (
 const isAlreadyDone = (error: unknown) =>
   error instanceof ApiError && error.status === 400 && ALREADY_DONE.some((pattern) => pattern.test(error.apiMessage));
 
-type Client = ReturnType<typeof createPlatformClient>;
+export type Client = ReturnType<typeof createPlatformClient>;
 
 /** `fetch` that, over the rate limit, waits as told (briefly) and tries again, a few times. */
 async function fetchWaitingOn429(request: Request): Promise<Response> {
@@ -196,33 +196,52 @@ function dataOrNotFound<T>(where: string, result: { data?: { data: T }; error?: 
   return result.response.status === 404 ? undefined : dataOf(where, result);
 }
 
+// ---- sessions: a user signed in with the local identity provider ----
+
+export type PlatformSessions = {
+  anonymous: Client;
+  /** A client with the cookie of user `sub` whose wallet is `wallet` (one per subject, reused). */
+  as(sub: string, wallet: string, username: string): Promise<Client>;
+  /** The IdP token of a subject signed in by `as` (the value of its cookie). */
+  tokenOf(sub: string): string | undefined;
+};
+
+/** Clients of the Platform API at `platformUrl`, signed in with the local IdP key in `idpKeyFile` (default: IDP_LOCAL_KEY_FILE). */
+export async function platformSessions(platformUrl: string, idpKeyFile?: string): Promise<PlatformSessions> {
+  const keyFile = idpKeyFile ?? (process.env.IDP_LOCAL_KEY_FILE || undefined);
+  const { privateJwk } = await localIdpKeyPair(keyFile);
+  const sessions = new Map<string, { client: Client; token: string }>();
+  return {
+    anonymous: apiClient(platformUrl),
+    async as(sub, wallet, username) {
+      let session = sessions.get(sub);
+      if (!session) {
+        const token = await signLocalIdpToken(
+          { sub, wallet, username },
+          {
+            privateJwk,
+            issuer: process.env.IDP_ISSUER || undefined,
+            audience: process.env.IDP_AUDIENCE || undefined,
+            expiresIn: "1h",
+          },
+        );
+        session = { client: apiClient(platformUrl, `${IDP_COOKIE}=${token}`), token };
+        sessions.set(sub, session);
+      }
+      return session.client;
+    },
+    tokenOf: (sub) => sessions.get(sub)?.token,
+  };
+}
+
 // ---- the step ----
 
 /** Creates (or reuses) drafts for the seeded datanets and pods and links them with the seed's transactions. */
 export async function publishDemoMetadata(options: DemoMetadataOptions): Promise<DemoMetadataResult> {
   const { seeded } = options.summary;
-  const keyFile = options.idpKeyFile ?? (process.env.IDP_LOCAL_KEY_FILE || undefined);
-  const { privateJwk } = await localIdpKeyPair(keyFile);
-  const anonymous = apiClient(options.platformUrl);
-
-  const sessions = new Map<Role, Client>();
-  async function as(role: Role, wallet: string): Promise<Client> {
-    let client = sessions.get(role);
-    if (!client) {
-      const token = await signLocalIdpToken(
-        { sub: `demo-${role}`, wallet, username: role },
-        {
-          privateJwk,
-          issuer: process.env.IDP_ISSUER || undefined,
-          audience: process.env.IDP_AUDIENCE || undefined,
-          expiresIn: "1h",
-        },
-      );
-      client = apiClient(options.platformUrl, `${IDP_COOKIE}=${token}`);
-      sessions.set(role, client);
-    }
-    return client;
-  }
+  const sessions = await platformSessions(options.platformUrl, options.idpKeyFile);
+  const anonymous = sessions.anonymous;
+  const as = (role: Role, wallet: string) => sessions.as(`demo-${role}`, wallet, role);
 
   const result: DemoMetadataResult = { subnets: [], pods: [] };
 
@@ -255,12 +274,13 @@ export async function publishDemoMetadata(options: DemoMetadataOptions): Promise
   return result;
 }
 
-async function linkSubnet(
+/** A datanet's draft, created (or reused) by its owner and published with its publish transaction. */
+export async function linkSubnet(
   owner: Client,
   anonymous: Client,
-  subnet: SeededSubnet,
+  subnet: Pick<SeededSubnet, "tokenId" | "primaryToken" | "publishTxHash">,
   content: SubnetContent,
-  primaryToken: SeedSummary["seeded"]["primaryToken"],
+  primaryToken: Pick<SeedSummary["seeded"]["primaryToken"], "symbol" | "decimals">,
 ): Promise<Partial<DemoItemResult>> {
   const mine = dataOf("GET /api/v1/me/subnets", await owner.GET("/api/v1/me/subnets")).subnets;
   const linked = mine.find((s) => s.tokenId === subnet.tokenId);
@@ -309,23 +329,10 @@ async function linkPod(owner: Client, anonymous: Client, pod: SeededPod, content
       await anonymous.GET("/api/v1/public/pods/{podId}", { params: { path: { podId: String(pod.tokenId) } } }),
     );
     if (listed) return { id: listed.pod.id, status: "existing", reason: "linked by another user" };
-    id = mine.find((p) => p.tokenId === null && p.name === content.podName)?.id;
-    // the datanet the pod was minted in, by its tokenId (it must have metadata by now)
-    id ??= dataOf(
-      "POST /api/v1/me/pods",
-      await owner.POST("/api/v1/me/pods", { body: { ...content, subnetId: String(pod.subnetTokenId), agreeToTerms: true } }),
-    ).id;
-    const draftId = id;
-    try {
-      dataOf(
-        "POST /api/v1/me/pods/{id}/mint",
-        await owner.POST("/api/v1/me/pods/{id}/mint", { params: { path: { id: draftId } }, body: { podId: draftId, txHash: pod.mintTxHash } }),
-      );
-      status = "linked";
-    } catch (error) {
-      if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
-      throw error;
-    }
+    const linked = await createLinkedPod(owner, pod, content, mine.find((p) => p.tokenId === null && p.name === content.podName)?.id);
+    if (linked.status !== "linked") return linked;
+    id = linked.id!;
+    status = "linked";
   }
   // the owner's republishes: the pod's datanet follows the latest one
   for (const republish of pod.republishes) {
@@ -339,6 +346,34 @@ async function linkPod(owner: Client, anonymous: Client, pod: SeededPod, content
     }
   }
   return { id, status };
+}
+
+/**
+ * A pod's draft (`reuse`: an unlinked draft of the owner's, else a new one in the datanet the pod
+ * was minted in, which must have metadata by now), linked with the owner's mint transaction.
+ */
+export async function createLinkedPod(
+  owner: Client,
+  pod: Pick<SeededPod, "subnetTokenId" | "mintTxHash">,
+  content: PodContent,
+  reuse?: string,
+): Promise<Partial<DemoItemResult>> {
+  const id =
+    reuse ??
+    dataOf(
+      "POST /api/v1/me/pods",
+      await owner.POST("/api/v1/me/pods", { body: { ...content, subnetId: String(pod.subnetTokenId), agreeToTerms: true } }),
+    ).id;
+  try {
+    dataOf(
+      "POST /api/v1/me/pods/{id}/mint",
+      await owner.POST("/api/v1/me/pods/{id}/mint", { params: { path: { id } }, body: { podId: id, txHash: pod.mintTxHash } }),
+    );
+  } catch (error) {
+    if (isAlreadyDone(error)) return { id, status: "existing", reason: (error as ApiError).apiMessage };
+    throw error;
+  }
+  return { id, status: "linked" };
 }
 
 /** One line for the launcher: how many datanets and pods got metadata, and what was left out. */

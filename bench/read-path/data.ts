@@ -7,6 +7,7 @@
  * rows so that one database serves several sizes (1k first, then 100k).
  */
 import pg from "pg";
+import { sha256Hex } from "../../api/lib/crypto";
 
 /** Columns of `schema.table` with their SQL types. */
 async function columns(client: pg.Client, schema: string, table: string) {
@@ -63,6 +64,12 @@ export const EPOCHS = 10;
 /** Pods of the one "power user" (GET /me/pods). */
 export const POWER_USER_PODS = 1_000;
 export const POWER_USER_SUB = "bench-power-user";
+/** The agent holding an indexed subscription to DATASET_SUBNET (GET …/datasets). */
+export const BENCH_AGENT_ID = "00000000-0000-4000-8000-00000000a9e7";
+export const BENCH_AGENT_CREDENTIAL = `agt_${"b".repeat(43)}`;
+export const DATASET_SUBNET = 3;
+/** Pods after this one never join DATASET_SUBNET (see grow). */
+const DATASET_PODS_UNTIL = 1_000;
 
 export interface BenchData {
   pods: number;
@@ -90,6 +97,11 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
     const u1 = usersFor(target);
     const p0 = current.pods;
     const p1 = target;
+    // datanet 1 + pod % d1, but DATASET_SUBNET takes no pod after the first DATASET_PODS_UNTIL:
+    // the downloaded datanet has the same pods at every size, so the dataset route's growth is
+    // the market's size, not its own answer's
+    const subnetOf = (pod: string) =>
+      `(CASE WHEN ${pod} > ${DATASET_PODS_UNTIL} AND 1 + ${pod} % ${d1} = ${DATASET_SUBNET} THEN 1 + (${pod} + 1) % ${d1} ELSE 1 + ${pod} % ${d1} END)`;
     await client.query("BEGIN");
     // Ponder's live-query triggers expect its own session; the indexer is stopped
     await client.query("SET LOCAL session_replication_role = replica");
@@ -118,12 +130,12 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
          ${hexOf("g", 64)}
        FROM generate_series(${d0 + 1}, ${d1}) AS g`,
     );
-    // pods: id g, datanet 1 + g % d1, minted in epoch 1 + g % EPOCHS, valid 10 epochs
+    // pods: id g, datanet subnetOf(g), minted in epoch 1 + g % EPOCHS, valid 10 epochs
     await fill(client, s, "pod", p0 + 1, p1, {
       id: "g",
       owner: hexOf("1 + g % " + u1),
-      subnet_id: `1 + g % ${d1}`,
-      mint_subnet_id: `1 + g % ${d1}`,
+      subnet_id: subnetOf("g"),
+      mint_subnet_id: subnetOf("g"),
       payer: hexOf("1 + g % " + u1),
       payment_token: hexOf("1000001"),
       mint_epoch: `1 + g % ${EPOCHS}`,
@@ -140,7 +152,7 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
          pod_description, token_id, mint_tx_hash, created_at)
        SELECT (SELECT id FROM offchain.users WHERE idp_subject =
            CASE WHEN g <= ${POWER_USER_PODS} THEN '${POWER_USER_SUB}' ELSE 'bench-user-' || (2 + g % (${u1} - 1)) END),
-         ${hexOf("1 + g % " + u1)}, (1 + g % ${d1})::text,
+         ${hexOf("1 + g % " + u1)}, ${subnetOf("g")}::text,
          'pod ' || g || ' ' || (ARRAY[${WORDS.map((w) => `'${w}'`).join(",")}])[1 + (g / 7) % ${WORDS.length}] || ' ' || md5(g::text),
          'https://example.com/' || g, 'web', 'data', 'generated pod ' || g, g, ${hexOf("g", 64)},
          now() - interval '1 second' * (${p1} - g)
@@ -151,7 +163,7 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
       id: `${hexOf("g", 64)} || '-0'`,
       pod_id: `1 + (g - 1) / ${VOTES_PER_POD}`,
       voter: hexOf(`1 + g % ${u1}`),
-      subnet_id: `1 + ((g - 1) / ${VOTES_PER_POD}) % ${d1}`,
+      subnet_id: subnetOf(`(1 + (g - 1) / ${VOTES_PER_POD})`),
       epoch: `1 + g % ${EPOCHS}`,
       votes: "1",
       up_vote: "true",
@@ -160,6 +172,7 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
       block_number: "g",
       timestamp: "1700000000 + g",
     });
+    if (p0 === 0) await subscribedAgent(client, s);
     // what the indexer's PodMinted handler keeps: the last event that changed the listed set
     await client.query(
       `INSERT INTO "${s}".pod_list_change (id, last_change, block_number) VALUES (1, $1, $2)
@@ -174,6 +187,34 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
   } finally {
     await client.end();
   }
+}
+
+/** The bench agent, its verified order for DATASET_SUBNET and the indexed access payment it names. */
+async function subscribedAgent(client: pg.Client, s: string): Promise<void> {
+  const tx = hexOf("424242", 64);
+  await client.query(
+    `INSERT INTO offchain.agents (id, name, description, credential_hash) VALUES ($1, 'bench agent', 'downloads datasets', $2)`,
+    [BENCH_AGENT_ID, sha256Hex(BENCH_AGENT_CREDENTIAL)],
+  );
+  await client.query(
+    `INSERT INTO offchain.subscription_orders (agent_id, subnet_id, subnet_token_id, package_id, wallet_address,
+       subscription_days, amount, status, tx_hash, block_number, verified_at, expires_at)
+     SELECT $1, id, token_id, 'bench', ${hexOf("1")}, 3650, 1, 'VERIFIED', ${tx}, 1, now(), now() + interval '3650 days'
+     FROM offchain.subnet_drafts WHERE token_id = $2`,
+    [BENCH_AGENT_ID, DATASET_SUBNET],
+  );
+  await fill(client, s, "subnet_access", 1, 1, {
+    id: "'bench-access'",
+    subnet_id: String(DATASET_SUBNET),
+    account: hexOf("1"),
+    payer: hexOf("1"),
+    token: hexOf("1000001"),
+    fee: "1",
+    tx_hash: tx,
+    log_index: "0",
+    block_number: "1",
+    timestamp: "1700000000",
+  });
 }
 
 /** Statistics off for the generated tables: the figures are those "before ANALYZE" unless `analyze` runs. */

@@ -15,6 +15,8 @@ export interface LoadResult {
   /** Socket errors (connect, read, write, timeout) plus non-2xx/3xx answers. */
   errors: number;
   non2xx: number;
+  /** CPU time of the process under test per answered request, in µs, when the caller measured it. */
+  cpuUs?: number;
 }
 
 function toMs(value: string): number {
@@ -68,7 +70,8 @@ export function runWrk(options: LoadOptions): Promise<LoadResult> {
   const args = [
     `-t${threads}`,
     `-c${options.connections}`,
-    `-d${options.seconds}s`,
+    // wrk takes whole seconds (a turn of BENCH_READ_SECONDS / BENCH_READ_ROUNDS may not be)
+    `-d${Math.max(1, Math.round(options.seconds))}s`,
     `--timeout`,
     `${options.timeoutSeconds ?? 10}s`,
     "--latency",

@@ -1,0 +1,28 @@
+/**
+ * The API the read-path benches load: the real server on a bench database (views in `chain`,
+ * logs off, rate limit out of the way: every request comes from one IP), and a session token of
+ * the generated power user. `tmp` holds the local IdP key; DEPLOYMENTS_FILE must be set.
+ */
+import path from "node:path";
+import { loadConfig, type ApiConfig } from "../../api/config";
+import { localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
+import { startApiServer, type ApiServer } from "../../api/server";
+import { POWER_USER_SUB } from "./data";
+
+export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{ api: ApiServer; config: ApiConfig; token: string }> {
+  process.env.IDP_LOCAL_KEY_FILE = path.join(tmp, "idp-key.json");
+  process.env.STATS_API_KEYS ??= "bench-stats-key";
+  const { privateJwk } = await localIdpKeyPair(process.env.IDP_LOCAL_KEY_FILE);
+  const token = await signLocalIdpToken({ sub: POWER_USER_SUB, username: "user 1" }, { privateJwk });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PONDER_VIEWS_SCHEMA: "chain",
+    LOG_LEVEL: "silent",
+    PLATFORM_PORT: "0",
+    CHAT_PORT: "0",
+    EVAL_PORT: "0",
+    RATE_LIMIT_POINTS: "1000000000",
+  });
+  return { api: await startApiServer(config), config, token };
+}

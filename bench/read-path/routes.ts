@@ -1,0 +1,56 @@
+/** The routes the read-path bench loads (run.ts) and times uncached (uncached.ts). */
+import { encodeCursor, fingerprint } from "../../api/platform/services/pod-list";
+import { BENCH_AGENT_CREDENTIAL, BENCH_AGENT_ID, DATASET_SUBNET, type BenchData } from "./data";
+
+/** Offset of the "deep" page: page 5,000 of limit 10, or the last page when there are fewer pods. */
+const deepOffset = (d: BenchData) => (Math.min(5_000, Math.ceil(d.pods / 10)) - 1) * 10;
+
+export interface RouteCase {
+  name: string;
+  path: (data: BenchData) => string;
+  cookie?: boolean;
+  /** Sent with the bench agent's credential (Authorization: Bearer). */
+  agent?: boolean;
+  /** Served by the "stack" app (run.ts): the Platform app's whole middleware stack with one trivial route added. */
+  stack?: boolean;
+  /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
+  connections?: number;
+}
+
+export const ROUTE_PATHS: RouteCase[] = [
+  // the per-request overhead (request id, metrics, log, CORS, context, rate limit) on a route that does nothing
+  { name: "stack", path: () => "/api/v1/bench/trivial", stack: true },
+  { name: "page1", path: () => "/api/v1/public/pods?page=1&limit=10" },
+  // page 5,000 of limit 10, or the last page when there are fewer pods (see deepOffset)
+  { name: "deep", path: (d) => `/api/v1/public/pods?page=${deepOffset(d) / 10 + 1}&limit=10` },
+  // the same page by the cursor a crawl would hold there (every generated pod is listed: token ids 1..pods)
+  {
+    name: "cursorDeep",
+    path: (d) =>
+      `/api/v1/public/pods?limit=10&cursor=${encodeCursor({ after: BigInt(d.pods - deepOffset(d) + 1), offset: deepOffset(d) }, fingerprint(undefined, undefined, undefined))}`,
+  },
+  { name: "search", path: () => "/api/v1/public/pods?page=1&limit=10&search=bravo" },
+  // a datanet that grows with the market (DATASET_SUBNET does not: see data.ts)
+  { name: "subnet", path: () => "/api/v1/public/pods?page=1&limit=10&filters[subnet]=5" },
+  { name: "epoch", path: () => "/api/v1/public/pods?page=1&limit=10&filters[currentEpoch]=5" },
+  { name: "pod", path: () => "/api/v1/public/pods/5" },
+  { name: "subnets", path: () => "/api/v1/public/subnets" },
+  { name: "podVotes", path: () => "/api/v1/public/pods/5/votes/epochs/3" },
+  { name: "stats", path: () => "/api/v1/stats" },
+  { name: "mePods", path: () => "/api/v1/me/pods", cookie: true },
+  // the agent dataset download of one datanet: its pods are among the first 1,000, so the same at every size from 1k
+  // (16 connections: within DATASET_MAX_CONCURRENT + DATASET_MAX_QUEUED, past which it answers 503)
+  {
+    name: "dataset",
+    path: () => `/api/v1/agents/${BENCH_AGENT_ID}/subnets/${DATASET_SUBNET}/datasets`,
+    agent: true,
+    connections: 16,
+  },
+];
+
+/** The headers of a route's requests: the power user's cookie, the bench agent's credential, or none. */
+export function routeHeaders(route: RouteCase, cookieToken: string): Record<string, string> | undefined {
+  if (route.cookie) return { Cookie: `idp-token=${cookieToken}` };
+  if (route.agent) return { Authorization: `Bearer ${BENCH_AGENT_CREDENTIAL}` };
+  return undefined;
+}
