@@ -59,6 +59,12 @@ afterAll(async () => {
   await h?.close();
 });
 
+// Status and error together, so a failure shows which error came back.
+const answer = (response: { status: number; body: { error?: unknown } }) => ({
+  status: response.status,
+  error: response.body.error,
+});
+
 const s3Env = () => ({
   EVAL_STORAGE: "s3",
   S3_BUCKET: "evals",
@@ -125,8 +131,7 @@ describe("S3 storage", () => {
       key: owner,
       body: { type: "answer", payload: "p", criteria: [], attachments: [ref] },
     });
-    expect(missing.status).toBe(400);
-    expect(missing.body.error).toMatch(/not uploaded/);
+    expect(answer(missing)).toEqual({ status: 400, error: expect.stringMatching(/not uploaded/) });
 
     // Presigned PUTs cannot cap the size: an oversized object is refused at submit.
     expect((await fetch(upload.body.uploadUrl as string, { method: "PUT", body: padded(PNG, 2 * 1024 * 1024 + 1) })).status).toBe(200);
@@ -134,23 +139,21 @@ describe("S3 storage", () => {
       key: owner,
       body: { type: "answer", payload: "p", criteria: [], attachments: [ref] },
     });
-    expect(tooBig.status).toBe(400);
-    expect(tooBig.body.error).toMatch(/larger than 2 MB/);
+    expect(answer(tooBig)).toEqual({ status: 400, error: expect.stringMatching(/larger than 2 MB/) });
 
     await fetch(upload.body.uploadUrl as string, { method: "PUT", body: Buffer.from("GIF89a not a png") });
     const wrongType = await call(app, "POST", "/agents/eval-requests/submit", {
       key: owner,
       body: { type: "answer", payload: "p", criteria: [], attachments: [ref] },
     });
-    expect(wrongType.status).toBe(400);
-    expect(wrongType.body.error).toMatch(/image\/gif, not the declared image\/png/);
+    expect(answer(wrongType)).toEqual({ status: 400, error: expect.stringMatching(/image\/gif, not the declared image\/png/) });
 
     await fetch(upload.body.uploadUrl as string, { method: "PUT", body: PNG });
     const created = await call(app, "POST", "/agents/eval-requests/submit", {
       key: owner,
       body: { type: "answer", payload: "s3 flow", criteria: [], attachments: [ref] },
     });
-    expect(created.status).toBe(201);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(objects.get(`/evals/t/sealed/${attachmentKey}`)?.equals(PNG)).toBe(true);
     expect(await storage.readSealed(attachmentKey)).toEqual(new Uint8Array(PNG));
 
@@ -164,5 +167,36 @@ describe("S3 storage", () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(PNG)).toBe(true);
     // Reads of the upload are capped at 2 MB + 1 byte.
     expect(requests.some((r) => r.method === "GET" && r.path.endsWith(`uploads/${attachmentKey}`))).toBe(true);
+  });
+
+  it("a bucket it cannot reach is a 503 naming the storage, and the submit stores nothing", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadEndpoint = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = h.buildApp({ ...s3Env(), S3_ENDPOINT: deadEndpoint });
+    const owner = await newKey(h, "s3-dead-bucket");
+
+    const upload = await call(app, "POST", "/agents/eval-requests/attachments", {
+      key: owner,
+      body: { filename: "dead.png", contentType: "image/png" },
+    });
+    expect(upload.status).toBe(200); // presigning needs no bucket
+    const submit = await call(app, "POST", "/agents/eval-requests/submit", {
+      key: owner,
+      headers: { "idempotency-key": "dead-bucket-1" },
+      body: {
+        type: "answer",
+        payload: "p",
+        criteria: [],
+        attachments: [{ key: upload.body.key, filename: "dead.png", contentType: "image/png" }],
+      },
+    });
+    expect(answer(submit)).toEqual({ status: 503, error: "Attachment storage unavailable" });
+    const stored = await h.store.pool.query(
+      "SELECT count(*)::int AS n FROM offchain.evaluations e JOIN offchain.eval_accounts a ON a.id = e.account_id WHERE a.name = $1",
+      ["s3-dead-bucket"],
+    );
+    expect(stored.rows[0].n).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from "file-type";
-import { badRequest, conflict } from "../../../http/errors";
+import { badRequest, conflict, serviceUnavailable } from "../../../http/errors";
 import type { EvalContext } from "../../context";
 import { sha256Hex } from "../../../lib/crypto";
 import { LIMITS } from "../../limits";
@@ -16,6 +16,19 @@ export async function sniffContentType(bytes: Uint8Array): Promise<string | unde
   const detected = await fileTypeFromBuffer(bytes);
   if (!detected) return undefined;
   return DETECTED_AS[detected.mime] ?? detected.mime;
+}
+
+/**
+ * A store call that throws means the store failed (unreachable, refusing our credentials): a
+ * missing object is `null`, never an error. That is an honest 503 naming the store, not a 500, and
+ * not "Database unavailable" (a socket error's code would otherwise read as one).
+ */
+async function fromStorage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw Object.assign(serviceUnavailable("Attachment storage unavailable"), { cause: error });
+  }
 }
 
 export interface AttachmentRefInput {
@@ -48,7 +61,7 @@ export async function checkAttachment(
     throw badRequest(`attachments.0.contentType: the upload was requested as ${row.contentType}, not ${ref.contentType}`);
   }
 
-  const upload = await ctx.storage.readUpload(ref.key, LIMITS.attachmentBytes);
+  const upload = await fromStorage(() => ctx.storage.readUpload(ref.key, LIMITS.attachmentBytes));
   if (!upload) throw badRequest("attachments.0: the file was not uploaded (PUT it to the uploadUrl first)");
   if (upload.size > LIMITS.attachmentBytes) {
     throw badRequest(`attachments.0: the file is larger than 2 MB (${LIMITS.attachmentBytes} bytes)`);
@@ -63,7 +76,7 @@ export async function checkAttachment(
   }
   const bytes = upload.bytes;
   return {
-    seal: () => ctx.storage.seal(ref.key, bytes, ref.contentType),
+    seal: () => fromStorage(() => ctx.storage.seal(ref.key, bytes, ref.contentType)),
     rowId: row.id,
     key: ref.key,
     filename: ref.filename,

@@ -23,6 +23,7 @@ export const submitRoute = route.keyJson("post", "/agents/eval-requests/submit",
     201: jsonContent(SubmitResponseSchema, "Accepted for judging (also the answer to an idempotent replay)"),
     409: errorResponse("The attachment is already part of another evaluation"),
     422: errorResponse("The Idempotency-Key was used before with a different body"),
+    503: errorResponse("The database or the attachment storage is unavailable; nothing was stored"),
   },
 });
 
