@@ -1,4 +1,4 @@
-import { pino, type Logger, type LevelWithSilent } from "pino";
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from "pino";
 import pretty from "pino-pretty";
 
 export type LogFormat = "pretty" | "json";
@@ -9,10 +9,16 @@ export function logFormatFrom(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return process.stdout.isTTY ? "pretty" : "json";
 }
 
-/** One logger factory for every process of the project (launcher, API, operator commands). */
-export function createLogger(options: { level?: LevelWithSilent; format?: LogFormat; bindings?: Record<string, unknown> } = {}): Logger {
+/**
+ * One logger factory for every process of the project (launcher, API, operator commands). JSON
+ * lines go to stdout, written synchronously (pino's default), unless `destination` says otherwise
+ * (the read bench writes them to /dev/null).
+ */
+export function createLogger(
+  options: { level?: LevelWithSilent; format?: LogFormat; bindings?: Record<string, unknown>; destination?: DestinationStream } = {},
+): Logger {
   const base = { level: options.level ?? "info", base: options.bindings ?? {} };
-  if ((options.format ?? logFormatFrom()) === "json") return pino(base);
+  if ((options.format ?? logFormatFrom()) === "json") return options.destination ? pino(base, options.destination) : pino(base);
   return pino(
     base,
     pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY, ignore: "pid,hostname,requestId", translateTime: "HH:MM:ss" }),

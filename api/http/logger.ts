@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "pino";
+import type { DestinationStream, Logger } from "pino";
 import { createLogger as createProcessLogger } from "../../ops/logger";
 import type { LogFormat, LogLevel } from "../env";
 import { isDocsAssetPath } from "./docs";
@@ -12,9 +12,13 @@ import type { AppEnv } from "./types";
  */
 export function createLogger(
   level: LogLevel,
-  { format = "json", bindings = {} }: { format?: LogFormat; bindings?: Record<string, unknown> } = {},
+  {
+    format = "json",
+    bindings = {},
+    destination,
+  }: { format?: LogFormat; bindings?: Record<string, unknown>; destination?: DestinationStream } = {},
 ): Logger {
-  return createProcessLogger({ level, format, bindings });
+  return createProcessLogger({ level, format, bindings, destination });
 }
 
 /**

@@ -64,10 +64,10 @@ const only = process.env.BENCH_READ_ROUTES?.split(",");
 const secondsSince = (t: number) => (performance.now() - t) / 1000;
 
 /** One request per route: each must answer 200; prints its size and the length of its first list (a page of nothing would measure little). */
-async function checkAnswers(routes: RouteCase[], data: BenchData, urls: { platform: string; stack: string }, cookieToken: string) {
+async function checkAnswers(routes: RouteCase[], data: BenchData, urls: { platform: string; stack: Record<"silent" | "info", string> }, cookieToken: string) {
   const parts: string[] = [];
   for (const route of routes) {
-    const response = await fetch(`${route.stack ? urls.stack : urls.platform}${route.path(data)}`, { headers: routeHeaders(route, cookieToken) });
+    const response = await fetch(`${route.stack ? urls.stack[route.stack] : urls.platform}${route.path(data)}`, { headers: routeHeaders(route, cookieToken) });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`${route.name}: ${response.status} ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as { data?: Record<string, unknown> };
@@ -169,14 +169,14 @@ async function main() {
     references = await startReferenceServers(bench.config, databaseUrl);
     const routes = ROUTE_PATHS.filter((r) => !SKIPPED.includes(r.name) && (!only || only.includes(r.name)));
     const cookieToken = metadata.sessions.tokenOf(ownerSubject(0))!;
-    await checkAnswers(routes, data, { platform: api.urls.platform, stack: references.stackUrl }, cookieToken);
+    await checkAnswers(routes, data, { platform: api.urls.platform, stack: references.stackUrls }, cookieToken);
     const rows = await measureRoutes({
       routes,
       data,
       scale: data.pods,
       label: "",
       platformUrl: api.urls.platform,
-      stackUrl: references.stackUrl,
+      stackUrls: references.stackUrls,
       bareUrl: references.bareUrl,
       cookieToken,
       seconds,

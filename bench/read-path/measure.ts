@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { ApiConfig } from "../../api/config";
 import { createDb } from "../../api/db/client";
+import { pino, type Logger } from "pino";
 import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import type { BenchData } from "./data";
@@ -57,18 +58,23 @@ const urlOf = (server: ServerType) => `http://127.0.0.1:${(server.address() as A
  */
 export async function startReferenceServers(config: ApiConfig, databaseUrl: string) {
   const stackStore = createDb(databaseUrl, { chainSchemaName: "chain" });
-  const stackApp = createPlatformApp({ config, pool: stackStore.pool, db: stackStore.db, logger: createLogger("silent") });
-  stackApp.get("/api/v1/bench/trivial", (c) => c.json({ hello: "world" }));
-  const stackServer = await listen(stackApp.fetch);
+  const stackServer = async (logger: Logger) => {
+    const app = createPlatformApp({ config, pool: stackStore.pool, db: stackStore.db, logger });
+    app.get("/api/v1/bench/trivial", (c) => c.json({ hello: "world" }));
+    return listen(app.fetch);
+  };
+  const silentStack = await stackServer(createLogger("silent"));
+  // pino's default destination (stdout, synchronous writes) pointed at /dev/null
+  const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
   const bareApp = new Hono();
   bareApp.get("/json", (c) => c.json({ hello: "world" }));
   const bareServer = await listen(bareApp.fetch);
+  const servers = [bareServer, silentStack, loggedStack];
   return {
-    stackUrl: urlOf(stackServer),
+    stackUrls: { silent: urlOf(silentStack), info: urlOf(loggedStack) },
     bareUrl: urlOf(bareServer),
     async close() {
-      await new Promise((resolve) => bareServer.close(resolve));
-      await new Promise((resolve) => stackServer.close(resolve));
+      for (const server of servers) await new Promise((resolve) => server.close(resolve));
       await stackStore.pool.end();
     },
   };
@@ -113,7 +119,7 @@ export type MeasureOptions = {
   /** Appended to each route's name (e.g. " (analyzed)"). */
   label: string;
   platformUrl: string;
-  stackUrl: string;
+  stackUrls: Record<"silent" | "info", string>;
   bareUrl: string;
   /** The IdP token of the user whose cookie the cookie routes send. */
   cookieToken: string;
@@ -127,7 +133,7 @@ export async function measureRoutes(o: MeasureOptions): Promise<Row[]> {
   for (const route of o.routes) {
     const p = route.path(o.data);
     const headers = routeHeaders(route, o.cookieToken);
-    const base = route.stack ? o.stackUrl : o.platformUrl;
+    const base = route.stack ? o.stackUrls[route.stack] : o.platformUrl;
     await (await fetch(`${base}${p}`, { headers })).arrayBuffer();
     await load(base, [p], headers, 10, 1);
     // a shared machine's load drifts: bare and route in turn see the same

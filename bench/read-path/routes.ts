@@ -11,15 +11,20 @@ export interface RouteCase {
   cookie?: boolean;
   /** Sent with the bench agent's credential (Authorization: Bearer). */
   agent?: boolean;
-  /** Served by the "stack" app (run.ts): the Platform app's whole middleware stack with one trivial route added. */
-  stack?: boolean;
+  /**
+   * Served by a "stack" app (measure.ts): the Platform app's whole middleware stack with one trivial
+   * route added, its logger silent or writing the API's JSON line per request at `info` (to /dev/null).
+   */
+  stack?: "silent" | "info";
   /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
   connections?: number;
 }
 
 export const ROUTE_PATHS: RouteCase[] = [
   // the per-request overhead (request id, metrics, log, CORS, context, rate limit) on a route that does nothing
-  { name: "stack", path: () => "/api/v1/bench/trivial", stack: true },
+  { name: "stack", path: () => "/api/v1/bench/trivial", stack: "silent" },
+  // the same with the request log on, as the API runs by default (LOG_LEVEL=info)
+  { name: "stackLogged", path: () => "/api/v1/bench/trivial", stack: "info" },
   { name: "page1", path: () => "/api/v1/public/pods?page=1&limit=10" },
   // page 5,000 of limit 10, or the last page when there are fewer pods (see deepOffset)
   { name: "deep", path: (d) => `/api/v1/public/pods?page=${deepOffset(d) / 10 + 1}&limit=10` },

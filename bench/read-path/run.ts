@@ -157,7 +157,7 @@ async function main() {
       scale,
       label,
       platformUrl: api.urls.platform,
-      stackUrl: references.stackUrl,
+      stackUrls: references.stackUrls,
       bareUrl: references.bareUrl,
       cookieToken: token,
       seconds,
