@@ -95,7 +95,7 @@ describe("the Evaluation API over HTTP", () => {
     expect(assessed.status).toBe(201);
 
     h.clock.advanceMinutes(10);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     let read = await api(`/agents/eval-requests/${evalId}`, { key: owner });
     while (read.body.status === "PENDING" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
