@@ -120,7 +120,7 @@ describe("the API process", () => {
       await reader.read(); // the stream's opening comment
       expect(feeds.size).toBe(1);
       const [feed] = [...feeds] as [EventFeed];
-      await vi.waitFor(() => expect(feed.polls).toBeGreaterThan(1));
+      await vi.waitFor(() => expect(feed.polls).toBeGreaterThan(1), { timeout: 30_000 });
       expect(feed.running).toBe(true);
 
       const started = Date.now();

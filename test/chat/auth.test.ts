@@ -121,11 +121,14 @@ describe("POST /auth/verify", () => {
     const early = await nonceFor(alice.address);
     const lateSignature = await alice.signMessage({ message: late.message });
     const earlySignature = await alice.signMessage({ message: early.message });
+    // the server's clock set from each nonce's own expiry (5 minutes after it was issued), so the
+    // time the test took since then does not count
+    const offsetTo = (expiresAt: string, deltaMs: number) => Date.parse(expiresAt) + deltaMs - Date.now();
     try {
-      offsetMs = 5 * 60_000 - 5_000;
+      offsetMs = offsetTo(early.expiresAt, -5_000);
       const ok = await postJson(server.app, "/auth/verify", { walletAddress: alice.address, signature: earlySignature, nonce: early.nonce });
       expect(ok.status).toBe(200);
-      offsetMs = 5 * 60_000 + 1_000;
+      offsetMs = offsetTo(late.expiresAt, 1_000);
       await expectUnauthorized(
         await postJson(server.app, "/auth/verify", { walletAddress: alice.address, signature: lateSignature, nonce: late.nonce }),
       );

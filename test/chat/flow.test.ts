@@ -480,8 +480,12 @@ describe("a mint whose receipt is late", () => {
       const list = (await (await getJson(slow.app, "/pods", token2)).json()) as { pods: { podId: number; mintTxHash: string }[] };
       const listed = list.pods.find((pod) => pod.mintTxHash === body.txHash);
       expect(listed).toBeDefined();
+      // GET /pods fills the token id in after it answered
       await expect
-        .poll(async () => (await chat.store.db.select().from(podDrafts).where(eq(podDrafts.mintTxHash, body.txHash.toLowerCase())))[0]!.tokenId)
+        .poll(
+          async () => (await chat.store.db.select().from(podDrafts).where(eq(podDrafts.mintTxHash, body.txHash.toLowerCase())))[0]!.tokenId,
+          { timeout: 30_000 },
+        )
         .toBe(String(listed!.podId));
     } finally {
       await slow.close();

@@ -29,7 +29,7 @@ function config(overrides: Partial<PostSourceConfig> = {}): PostSourceConfig {
     oembedUrl: `${source.url}/oembed`,
     xApiUrl: `${source.url}/2`,
     xBearerToken: source.bearer,
-    timeoutMs: 2_000,
+    timeoutMs: 10_000, // generous: the fake source answers at once; the timeout test sets its own
     maxBytes: 64 * 1024,
     ...overrides,
   };

@@ -113,7 +113,7 @@ async function readyEverywhere(status: number, timeoutMs: number) {
 
 describe("readiness tells the truth about the indexer", () => {
   it("is 503 with the reason while the indexer lags the chain, and 200 again once it caught up", async () => {
-    const caughtUp = await readyEverywhere(200, 10_000);
+    const caughtUp = await readyEverywhere(200, 60_000);
     for (const result of caughtUp) {
       expect(result.status, `${result.name}: ${JSON.stringify(result.body)}`).toBe(200);
       expect(result.body.indexer.lag?.withinBounds).toBe(true);
@@ -126,7 +126,7 @@ describe("readiness tells the truth about the indexer", () => {
     const stoppedAt = Date.now();
     await mine(15);
 
-    const lagging = await readyEverywhere(503, 10_000);
+    const lagging = await readyEverywhere(503, 60_000);
     const detectedMs = Date.now() - stoppedAt;
     for (const result of lagging) {
       expect(result.status, `${result.name}: ${JSON.stringify(result.body)}`).toBe(503);

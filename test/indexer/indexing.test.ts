@@ -250,7 +250,8 @@ describe("indexer on the seeded devnet", () => {
     expect(await verifyIndexedState(p, pool, "chain")).toEqual([]);
   });
 
-  it("reindexes a new deployment into a new schema: the views follow, offchain rows stay", async () => {
+  // a second indexer's start and backfill (~18 s on two loaded cores): the waits inside allow minutes
+  it("reindexes a new deployment into a new schema: the views follow, offchain rows stay", { timeout: 240_000 }, async () => {
     // a second protocol deployment on the same chain, seeded
     const rpcUrl = devnet.chain.rpcUrl;
     const deployment2 = await deployProtocol(rpcUrl);

@@ -23,7 +23,12 @@ let database: FreshDatabase;
 let ports: Record<"ANVIL_PORT" | "PONDER_PORT" | "PLATFORM_PORT" | "CHAT_PORT" | "EVAL_PORT", number>;
 const launched: ChildProcess[] = [];
 
-type Launcher = { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, timeoutMs?: number): Promise<number> };
+type Launcher = {
+  child: ChildProcess;
+  lines: string[];
+  /** Waits for a line matching `pattern` among the lines from index `since` on (default: all). */
+  waitFor(pattern: RegExp, timeoutMs?: number, since?: number): Promise<number>;
+};
 
 function launch(): Launcher {
   const child = spawn(process.execPath, ["--import", tsxLoader, path.join(PROJECT_ROOT, "scripts/start.ts")], {
@@ -38,10 +43,10 @@ function launch(): Launcher {
   return {
     child,
     lines,
-    async waitFor(pattern, timeoutMs = 180_000) {
+    async waitFor(pattern, timeoutMs = 180_000, since = 0) {
       const started = Date.now();
       while (Date.now() - started < timeoutMs) {
-        if (lines.some((line) => pattern.test(line))) return Date.now() - started;
+        if (lines.slice(since).some((line) => pattern.test(line))) return Date.now() - started;
         if (child.exitCode !== null) throw new Error(`launcher exited (${child.exitCode}):\n${lines.slice(-20).join("\n")}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -103,10 +108,11 @@ describe("npm start under faults", { timeout: 300_000 }, () => {
   });
 
   it("restarts an indexer killed with SIGKILL, and it serves again", async () => {
+    const since = first.lines.length;
     const killedAt = Date.now();
     process.kill(children().indexer!, "SIGKILL");
-    await first.waitFor(/indexer exited/, 10_000);
-    await first.waitFor(/indexer restarted/, 60_000);
+    await first.waitFor(/indexer exited/, 60_000, since);
+    await first.waitFor(/indexer restarted/, 60_000, since);
     while ((await ready(ports.PONDER_PORT)) !== 200) {
       expect(Date.now() - killedAt).toBeLessThan(120_000);
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -122,12 +128,13 @@ describe("npm start under faults", { timeout: 300_000 }, () => {
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
       }).then((response) => response.json() as Promise<{ result?: unknown; error?: unknown }>);
     // Ponder has finalized blocks 30 deep: replace the last 40 and mine on
+    const since = first.lines.length; // the previous test's restart is not this one's
     const reorged = await rpc("anvil_reorg", [40, []]);
     expect(reorged.error).toBeUndefined();
     await rpc("anvil_mine", ["0x5"]);
     const started = Date.now();
-    await first.waitFor(/reorganised deeper than the finality depth/, 120_000);
-    await first.waitFor(/indexer restarted/, 120_000);
+    await first.waitFor(/reorganised deeper than the finality depth/, 120_000, since);
+    await first.waitFor(/indexer restarted/, 120_000, since);
     while ((await ready(ports.PONDER_PORT)) !== 200) {
       expect(Date.now() - started).toBeLessThan(180_000);
       await new Promise((resolve) => setTimeout(resolve, 250));

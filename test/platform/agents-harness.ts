@@ -177,7 +177,7 @@ export function appWithAgentsConfig(h: PlatformHarness, overrides: Partial<Agent
 }
 
 /** Polls `check` until it returns true (the indexer's views may trail its reported block by a moment). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

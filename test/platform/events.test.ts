@@ -461,7 +461,8 @@ describe("GET /events: one shared poller per process", () => {
     }
   }
 
-  it("reads the log once per interval whatever the number of streams, and each stream gets exactly its events", async () => {
+  // ~25 s on two loaded cores, most of it waiting for keep-alives of the ten replays
+  it("reads the log once per interval whatever the number of streams, and each stream gets exactly its events", { timeout: 120_000 }, async () => {
     // a store of its own whose every statement is counted (the pool runs each on a client of its own)
     const store = createDb(h().database.url, { chainSchemaName: "chain", maxConnections: 4 });
     let queries = 0;
