@@ -23,7 +23,7 @@ interface WorkerServer {
 
 // Vitest runs every test file in its own process, so one server per process is
 // one per test file; it stops after the file's own hooks (a worker may be ended
-// without an 'exit' event), and the temp directory goes once the process exits.
+// without an 'exit' event) and its temp directory goes with it (or, failing that, at exit).
 const WORKER_SERVER_KEY = Symbol.for("datamarket.test.embeddedPostgres");
 
 afterAll(async () => {
@@ -44,7 +44,13 @@ async function startWorkerServer(): Promise<WorkerServer> {
   prepareDirectoryForPostgres(root);
   process.once("exit", () => fs.rmSync(root, { recursive: true, force: true }));
   const server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: "postgres" });
-  return { url: server.url, stop: server.stop };
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
 
 export function uniqueDatabaseName(): string {
