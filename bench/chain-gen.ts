@@ -231,7 +231,6 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
 
   const subnets: MarketSubnet[] = [];
   const pods: MarketPod[] = [];
-  let votes = 0;
   const result = await frozenChain(rpcUrl, p, async () => {
     // CORE for the datanets' creation fees and the voters' locks, then the approvals
     await send.block([
@@ -282,7 +281,6 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
       }
       const voter = voters[(podIndex + round) % voters.length]!;
       pending.push(call(voter, podManager, PodManagerAbi, "vote", [BigInt(firstPod + podIndex), BigInt(1 + (j % 7)), j % 5 !== 0]));
-      votes++;
       if (pending.length >= options.txPerBlock) await send.block(pending.splice(0));
     }
     if (pending.length > 0) await send.block(pending);
@@ -294,7 +292,7 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
     head: result.head,
     subnets,
     pods,
-    votes,
+    votes: options.votes,
     finalEpoch: await p.currentEpoch(),
   };
 }

@@ -189,7 +189,6 @@ export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOption
         if (pending) await pending;
       }
     }
-    await next();
-    keepRateLimitHeaders(c);
+    return withRateLimitHeaders(c, next);
   };
 }

@@ -26,7 +26,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { runMigrations } from "../../api/db/migrate";
 import { writeDeployment } from "../../chain/deployments";
 import { devnetAccount } from "../../devnet/accounts";
 import { deployProtocol } from "../../devnet/deploy";
@@ -146,7 +145,6 @@ async function main() {
     const indexSeconds = secondsSince(t);
     console.log(`indexing: ready and at the head in ${indexSeconds.toFixed(0)} s (indexer heap ${indexerHeapMb} MB)`);
 
-    await runMigrations(databaseUrl);
     process.env.DEPLOYMENTS_FILE = deploymentsFile;
     const bench = await startBenchApi(databaseUrl, tmp);
     api = bench.api;

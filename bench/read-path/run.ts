@@ -38,7 +38,6 @@ import { ROUTE_PATHS } from "./routes";
 const PONDER_SCHEMA = "bench_read";
 const MIX_CONNECTIONS = 200;
 
-const ROUTES = ROUTE_PATHS;
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const scales = env("BENCH_READ_SCALES", "1000,100000").split(",").map(Number);
@@ -48,7 +47,7 @@ const blockMs = Number(env("BENCH_READ_BLOCK_MS", "2000"));
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 const rounds = Number(env("BENCH_READ_ROUNDS", "2"));
 
-const routes = only ? ROUTES.filter((r) => only.includes(r.name)) : ROUTES;
+const routes = only ? ROUTE_PATHS.filter((r) => only.includes(r.name)) : ROUTE_PATHS;
 
 function printGrowth(rows: Row[], small: number, large: number) {
   console.log(`\nper-request cost growth ${small} → ${large} pods ((req/s ÷ bare) at ${small} ÷ (req/s ÷ bare) at ${large}; target ≤ 1.3)`);
@@ -177,10 +176,10 @@ async function main() {
   const largest = scales[scales.length - 1]!;
 
   if (mixSeconds > 0) {
-    const mixPaths = ROUTES.filter((r) => !r.cookie && !r.agent && !r.stack).map((r) => r.path(data));
+    const mixPaths = ROUTE_PATHS.filter((r) => !r.cookie && !r.agent && !r.stack).map((r) => r.path(data));
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
     // like Base: a block every BENCH_READ_BLOCK_MS changes an indexed vote total and the checkpoint
-    const blocks = blockProducer(databaseUrl, `${api.urls.platform}${ROUTES.find((r) => r.name === "page1")!.path(data)}`, blockMs);
+    const blocks = blockProducer(databaseUrl, `${api.urls.platform}${ROUTE_PATHS.find((r) => r.name === "page1")!.path(data)}`, blockMs);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const gcBefore = performance.eventLoopUtilization();

@@ -22,6 +22,7 @@ import { roleAccount } from "../../devnet/accounts";
 import { startDevnet, type Devnet } from "../support/chain";
 import { protocolOf } from "../chat/support";
 import { newKey, startEvalHarness, submitOk, type EvalHarness } from "../eval/support";
+import { checkpointOf } from "../support/ponder-checkpoint";
 
 let h: EvalHarness;
 let devnet: Devnet;
@@ -43,10 +44,6 @@ function deps(env: Record<string, string> = {}, points = 100_000): ApiDeps {
     rateLimiter: createMemoryRateLimiter({ points, windowSeconds: 60, keyPrefix: `metrics-${points}-${Math.random()}` }),
   };
 }
-
-/** Ponder's checkpoint string: 10 digits of block timestamp, 16 of chain id, 16 of block number, then the event. */
-const checkpointOf = (timestamp: bigint, block: bigint) =>
-  `${timestamp.toString().padStart(10, "0")}${"8453".padStart(16, "0")}${block.toString().padStart(16, "0")}`.padEnd(75, "0");
 
 beforeAll(async () => {
   [h, devnet] = await Promise.all([startEvalHarness(), startDevnet()]);

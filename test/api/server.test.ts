@@ -16,6 +16,7 @@ import { writeDeployment } from "../../chain/deployments";
 import { startTestApi } from "../support/api-server";
 import { startDevnet, type Devnet } from "../support/chain";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import { checkpointOf } from "../support/ponder-checkpoint";
 
 vi.mock("../../chain/client", async (importOriginal) => {
   const actual = await importOriginal<typeof import("../../chain/client")>();
@@ -42,10 +43,6 @@ let database: FreshDatabase;
 let tempDir: string;
 let api: ApiServer;
 let closed = false;
-
-/** Ponder's checkpoint string: 10 digits of block timestamp, 16 of chain id, 16 of block number, then the event. */
-const checkpointOf = (timestamp: bigint, block: bigint) =>
-  `${timestamp.toString().padStart(10, "0")}${"8453".padStart(16, "0")}${block.toString().padStart(16, "0")}`.padEnd(75, "0");
 
 /** What the API reads of the indexer's views schema `chain`: its checkpoint (at block 1) and the event log. */
 async function standInViews(url: string): Promise<void> {
