@@ -9,6 +9,7 @@ import { limitBodyExcept } from "./body-limit";
 import { corsMiddleware } from "./cors";
 import { errorBody, onError, onNotFound } from "./errors";
 import { createLogger, requestLogger } from "./logger";
+import { MemoRouter } from "./memo-router";
 import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
 import type { AppEnv, Surface } from "./types";
 import { requestHeader } from "./request-headers";
@@ -33,6 +34,11 @@ const validationHook: Hook<any, any, any, any> = (result, c) => {
  */
 export function createRouter<E extends Env = AppEnv>(): OpenAPIHono<E> {
   return new OpenAPIHono<E>({ defaultHook: validationHook });
+}
+
+/** The root app of a surface: its resource routers' routes are copied into this one's router. */
+function createRootRouter<E extends Env>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({ defaultHook: validationHook, router: new MemoRouter() });
 }
 
 const REQUEST_ID_HEADER = "X-Request-Id";
@@ -66,7 +72,7 @@ export interface CreateAppOptions {
  * counted itself) and CORS (api/http/cors.ts).
  */
 export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
-  const app = createRouter<E>();
+  const app = createRootRouter<E>();
   app.use(requestId);
   if (surface) app.use(requestMetrics(surface.name));
   app.use(requestLogger(logger));

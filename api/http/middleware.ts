@@ -8,9 +8,9 @@ type BaseEnv = ContextEnv<SurfaceContext>;
 
 /** Sets `c.var.ctx` for every later middleware and handler; the first middleware of a surface. */
 export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHandler<ContextEnv<C>> {
-  return createMiddleware<ContextEnv<C>>(async (c, next) => {
+  return createMiddleware<ContextEnv<C>>((c, next) => {
     c.set("ctx", ctx);
-    await next();
+    return next();
   });
 }
 
