@@ -170,7 +170,13 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       await next();
       const res = c.res;
       const contentType = res.headers.get("content-type") ?? "";
-      if (res.status === 200 && contentType.startsWith("application/json") && !res.headers.has("set-cookie")) {
+      // (an encoded answer is not kept: the cache answers every client with the same bytes)
+      if (
+        res.status === 200 &&
+        contentType.startsWith("application/json") &&
+        !res.headers.has("set-cookie") &&
+        !res.headers.has("content-encoding")
+      ) {
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const shared = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType };

@@ -1,5 +1,6 @@
 /** GET /agents/{agentId}/subnets/{subnetId}/datasets: only with a valid subscription; feedback, pods, votes, EVOFs. */
 import { randomUUID } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -180,37 +181,70 @@ describe("GET /agents/{agentId}/subnets/{subnetId}/datasets", () => {
     expect((await request(path(patient.id, research.id))).status).toBe(200);
   });
 
-  it("builds at most DATASET_MAX_CONCURRENT downloads at once; past the queue, a flat 503 with Retry-After", async () => {
+  it("builds at most DATASET_MAX_CONCURRENT downloads at once; a download of the same datanet meanwhile shares the build; past the queue, a flat 503 with Retry-After", async () => {
     const narrow = appWithAgentsConfig(h(), { datasetDownloads: { concurrency: 1, maxQueued: 0 } });
-    const download = () => narrow.request(path(agent.id, research.id), { headers: { Authorization: `Bearer ${agent.credential}` } });
+    const download = (subnet: Ref) => narrow.request(path(agent.id, subnet.id), { headers: { Authorization: `Bearer ${agent.credential}` } });
+    await subscribe(agent, elsewhere);
     // the listed drafts locked: a download that reached its build waits there, holding the one slot
     const locker = await h().store.pool.connect();
     try {
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE offchain.pod_drafts IN ACCESS EXCLUSIVE MODE");
-      const first = download();
+      const first = download(research);
       await eventually(async () => {
         const waiting = await h().store.pool.query(
           "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'pod_drafts' AND NOT l.granted",
         );
         return (waiting.rowCount ?? 0) > 0;
       });
+      const shared = download(research);
       // operators see the slot taken (the latest app's bulkhead is the one reported)
       const metrics = await (await narrow.request("/metrics")).text();
       expect(metrics).toContain('datamarket_bulkhead_tasks{bulkhead="dataset_downloads",state="active"} 1');
       expect(metrics).toContain('datamarket_bulkhead_tasks{bulkhead="dataset_downloads",state="queued"} 0');
-      const refused = await download();
+      const refused = await download(elsewhere);
       expect(refused.status).toBe(503);
       expect(refused.headers.get("Retry-After")).toBe("2");
       expect(await json(refused)).toEqual({ error: "Too many dataset downloads in progress; retry shortly" });
       await locker.query("COMMIT");
-      expect((await first).status).toBe(200);
+      const [built, joined] = await Promise.all([first, shared]);
+      expect(built.status).toBe(200);
+      expect(joined.status).toBe(200);
+      expect(await json(joined)).toEqual(await json(built));
     } finally {
       await locker.query("ROLLBACK").catch(() => undefined);
       locker.release();
     }
     // the slot is free again
-    expect((await download()).status).toBe(200);
+    expect((await download(elsewhere)).status).toBe(200);
+  });
+
+  it("answers a dataset built once per read version: an off-chain change shows on the next download", async () => {
+    const download = async () => json(await agent.request(path(agent.id, research.id)));
+    const podIds = (body: { data: { pods: Array<{ id: string }> } }) => body.data.pods.map((pod) => pod.id).sort();
+    const before = await download();
+    expect(podIds(before)).toEqual([podA.id, podB.id].sort());
+    expect(await download()).toEqual(before);
+    await h().store.db.update(podDrafts).set({ archivedAt: new Date() }).where(eq(podDrafts.id, podB.id));
+    try {
+      expect(podIds(await download())).toEqual([podA.id]);
+    } finally {
+      await h().store.db.update(podDrafts).set({ archivedAt: null }).where(eq(podDrafts.id, podB.id));
+    }
+    expect(podIds(await download())).toEqual([podA.id, podB.id].sort());
+  });
+
+  it("answers a client that accepts gzip with the same dataset gzip-encoded", async () => {
+    const app = appWithAgentsConfig(h(), {});
+    const get = (headers: Record<string, string>) =>
+      app.request(path(agent.id, research.id), { headers: { Authorization: `Bearer ${agent.credential}`, ...headers } });
+    const plain = await get({});
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const encoded = await get({ "Accept-Encoding": "gzip, deflate, br" });
+    expect(encoded.status).toBe(200);
+    expect(encoded.headers.get("content-encoding")).toBe("gzip");
+    expect(encoded.headers.get("vary")).toContain("Accept-Encoding");
+    expect(JSON.parse(gunzipSync(new Uint8Array(await encoded.arrayBuffer())).toString("utf8"))).toEqual(await json(plain));
   });
 
   it("answers 404 for an unknown datanet", async () => {

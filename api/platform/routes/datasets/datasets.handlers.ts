@@ -1,6 +1,8 @@
 /** Dataset download (spec §4.5). */
 import { HttpError } from "../../../http/errors";
+import { sendJsonBody } from "../../../http/json-body";
 import type { PlatformHandler } from "../../context";
+import { cachedDatasetRead } from "../../read-cache";
 import { buildDataset } from "../../services/datasets";
 import { requirePublicSubnet } from "../../services/refs";
 import { subscriptionStatus } from "../../services/subscriptions";
@@ -18,9 +20,11 @@ export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async 
   const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });
   if (access === "unindexed") throw paymentNotIndexed();
   if (access === "none") throw subscriptionRequired();
-  const data = await datasetDownloads.run(
-    () => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit: agents.datasetMaxItems }),
-    tooManyDownloads,
-  );
-  return c.json({ data }, 200);
+  const limit = agents.datasetMaxItems;
+  // built once per read version and shared by the agents that download it meanwhile; a build
+  // takes one of the bulkhead's slots, past which a download gets the 503
+  const body = await cachedDatasetRead(c.var.ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
+    data: await datasetDownloads.run(() => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }), tooManyDownloads),
+  }));
+  return sendJsonBody(c, body) as never;
 };

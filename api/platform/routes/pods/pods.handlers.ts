@@ -1,6 +1,7 @@
 /** Pod handlers (spec §4.2), each typed by its route in pods.routes.ts. */
 import { type PlatformHandler, requireWallet, userDraftStep } from "../../context";
 import { presentPublicPod, presentUserPod, type UserPodResponse } from "../../presenters/pod";
+import { sendJsonBody } from "../../../http/json-body";
 import { cachedUserRead } from "../../read-cache";
 import * as pods from "../../repositories/pods";
 import { createPodDraft, mintPodDraft, republishPodDraft } from "../../services/pod-drafts";
@@ -16,7 +17,7 @@ export const listMyPods: PlatformHandler<typeof routes.listMyPodsRoute> = async 
     return { data: { pods: rows.map(presentUserPod) } };
   });
   // the JSON of the typed object above, serialized once per version
-  return c.body(body as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/json" }) as never;
+  return sendJsonBody(c, body) as never;
 };
 
 export const createPod: PlatformHandler<typeof routes.createPodRoute> = async (c) => {
