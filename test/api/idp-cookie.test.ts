@@ -1,8 +1,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Context } from "hono";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb, type Database } from "../../api/db/client";
 import { runMigrations } from "../../api/db/migrate";
 import { createRouter, createTestApp } from "../../api/http/create-app";
@@ -33,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await store?.pool.end();
   await database?.drop();
+  rmSync(keyFile, { force: true });
 });
 
 function app() {
@@ -69,6 +71,21 @@ describe("identity-provider cookie", () => {
     expect(first.status).toBe(200);
     const carol = await app().request("/me", withCookie(await sign({ sub: "carol" })));
     expect(((await carol.json()) as { walletAddress: string | null }).walletAddress).toBeNull();
+  });
+
+  it("takes a token verified before as verified until its expiry, then refuses it", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const token = await sign({ sub: "dora" }, { expiresIn: "30s" });
+      expect((await app().request("/me", withCookie(token))).status).toBe(200);
+      vi.advanceTimersByTime(20_000);
+      expect((await app().request("/me", withCookie(token))).status).toBe(200);
+      // past its exp (30 s), within the minute a verification is remembered: refused all the same
+      vi.advanceTimersByTime(11_000);
+      expect((await app().request("/me", withCookie(token))).status).toBe(401);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it.each([

@@ -116,17 +116,45 @@ export async function authenticateUser(c: Context, db: OffchainDb, config: IdpCo
   if (!token) throw unauthorized();
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, config.getKey as JWTVerifyGetKey, {
-      issuer: config.issuer,
-      audience: config.audience,
-      algorithms: config.algorithms,
-    }));
+    payload = await verifiedPayload(token, config);
   } catch {
     throw unauthorized();
   }
   if (!payload.sub) throw unauthorized();
   const user = await upsertUser(db, payload, config.walletClaim);
   return { principal: user, identity: { kind: "user", id: user.id } };
+}
+
+/** How long a verified token is taken as verified without checking its signature again (never past its `exp`). */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+const VERIFIED_TOKENS_MAX = 10_000;
+const verifiedTokens = new WeakMap<IdpConfig, Map<string, { payload: JWTPayload; until: number }>>();
+
+/**
+ * The payload of a valid token. An ES256 signature check costs ~220 µs of CPU, most of an
+ * authenticated read's; the same token string verified less than VERIFIED_TOKEN_TTL_MS ago, and
+ * not expired since, is taken as verified (the same bytes carry the same signature). So a key the
+ * identity provider withdraws from its JWKS stops admitting a token already seen within that time.
+ * Refused tokens are not remembered. At most VERIFIED_TOKENS_MAX tokens, oldest dropped first.
+ */
+async function verifiedPayload(token: string, config: IdpConfig): Promise<JWTPayload> {
+  let verified = verifiedTokens.get(config);
+  if (!verified) verifiedTokens.set(config, (verified = new Map()));
+  const now = Date.now();
+  const known = verified.get(token);
+  if (known) {
+    if (now < known.until) return known.payload;
+    verified.delete(token);
+  }
+  const { payload } = await jwtVerify(token, config.getKey as JWTVerifyGetKey, {
+    issuer: config.issuer,
+    audience: config.audience,
+    algorithms: config.algorithms,
+  });
+  const until = Math.min(now + VERIFIED_TOKEN_TTL_MS, payload.exp === undefined ? Number.POSITIVE_INFINITY : payload.exp * 1000);
+  if (verified.size >= VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(token, { payload, until });
+  return payload;
 }
 
 async function upsertUser(db: OffchainDb, payload: JWTPayload, walletClaim: string): Promise<PlatformUser> {
