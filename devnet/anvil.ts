@@ -52,9 +52,28 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Local
   });
   const resumed = options.statePath !== undefined && existsSync(options.statePath);
   await anvil.start();
+  const pid = findAnvilPid(port);
+  // Detached, anvil would outlive a parent that exits without stop() (an uncaught error,
+  // process.exit): end its process group then. A persistent devnet gets SIGTERM, on which anvil
+  // writes its state and exits (as on stop()); any other is killed outright.
+  const exitSignal: NodeJS.Signals = options.statePath === undefined ? "SIGKILL" : "SIGTERM";
+  const onExit = () => {
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, exitSignal);
+    } catch {
+      // already gone
+    }
+  };
+  process.once("exit", onExit);
   const rpcUrl = `http://${host}:${port}`;
   if (resumed) await resumeClock(rpcUrl);
-  return { rpcUrl, port, anvil, pid: findAnvilPid(port), stop: () => anvil.stop() };
+  const stop = async () => {
+    await anvil.stop();
+    // only once it has stopped: a stop that fails leaves the hook to end it at exit
+    process.removeListener("exit", onExit);
+  };
+  return { rpcUrl, port, anvil, pid, stop };
 }
 
 /** @viem/anvil does not expose the child: find it by its binary and port in /proc. */

@@ -1,7 +1,14 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { initCluster, resolveBinaries, resolveDataDir, startServer } from "./embedded-postgres";
+import {
+  initCluster,
+  prepareDirectoryForPostgres,
+  resolveBinaries,
+  resolveDataDir,
+  startServer,
+} from "./embedded-postgres";
 import { isAlive } from "./leftovers";
 import { freePort } from "./net";
 
@@ -132,6 +139,42 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const url = serverUrl(port);
   await createDatabase(url, database);
   return { url: urlWithDatabase(url, database), dataDir, pid: server.process.pid, stop: server.stop };
+}
+
+export interface ThrowawayPostgresOptions {
+  /** Database the returned URL points at (created). */
+  database: string;
+  /** Name prefix of the temp directory that holds the cluster, e.g. "bench-pg-". */
+  prefix: string;
+}
+
+/**
+ * A fresh embedded PostgreSQL server whose cluster lives in a new temp directory (handed to the
+ * postgres user when running as root). stop() stops the server and removes the directory; a
+ * failed start removes it too, and so does this process's exit when stop() was never called
+ * (the server itself then gets startServer's immediate shutdown).
+ */
+export async function startThrowawayPostgres(options: ThrowawayPostgresOptions): Promise<DatabaseHandle> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), options.prefix));
+  const removeRoot = () => fs.rmSync(root, { recursive: true, force: true });
+  process.once("exit", removeRoot);
+  let server: DatabaseHandle;
+  try {
+    prepareDirectoryForPostgres(root);
+    server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: options.database });
+  } catch (error) {
+    process.removeListener("exit", removeRoot);
+    removeRoot();
+    throw error;
+  }
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      process.removeListener("exit", removeRoot);
+      removeRoot();
+    },
+  };
 }
 
 /** The project's database: `DATABASE_URL` when set, else the persistent embedded server. */

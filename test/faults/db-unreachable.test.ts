@@ -1,7 +1,5 @@
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChatApp } from "../../api/chat/app";
 import { loadConfig } from "../../api/config";
@@ -13,7 +11,7 @@ import { issueKeyForAccountName } from "../../api/eval/repositories/keys";
 import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
-import { prepareDirectoryForPostgres, startEmbeddedPostgres, type DatabaseHandle } from "../../ops/postgres";
+import { startThrowawayPostgres, type DatabaseHandle } from "../../ops/postgres";
 import { validSubmit } from "../eval/support";
 
 // A database that accepts connections and never answers, and a PostgreSQL server frozen with
@@ -109,15 +107,12 @@ describe("a database that accepts connections and never answers", () => {
 });
 
 describe("PostgreSQL frozen (SIGSTOP) under 24 concurrent clients", () => {
-  let root: string;
   let server: DatabaseHandle;
   let store: Database;
   let frozen = false;
 
   beforeAll(async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), "datamarket-freeze-pg-"));
-    prepareDirectoryForPostgres(root);
-    server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: "freeze" });
+    server = await startThrowawayPostgres({ database: "freeze", prefix: "datamarket-freeze-pg-" });
     await runMigrations(server.url);
     store = createDb(server.url, { connectionTimeoutMs: 1_000, queryTimeoutMs: 2_000, maxConnections: 8 });
   });
@@ -126,7 +121,6 @@ describe("PostgreSQL frozen (SIGSTOP) under 24 concurrent clients", () => {
     if (frozen && server?.pid) signalServer(server.pid, "SIGCONT");
     await store?.pool.end().catch(() => undefined);
     await server?.stop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
   it("answers 201 or a flat 503 within a bounded time, and 201 again after SIGCONT", async () => {
