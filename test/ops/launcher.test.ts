@@ -66,7 +66,10 @@ const alive = (pid: number) => {
 };
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.on("error", () => resolve(false));
   });
 async function ready(port: number): Promise<number> {

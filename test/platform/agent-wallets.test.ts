@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { getAddress, keccak256, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agents, agentWalletNonces } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
 import { registerAgent, registerAgentForWallet, walletProof } from "./agents-harness";

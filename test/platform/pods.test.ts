@@ -665,7 +665,7 @@ describe("public pods", () => {
     /** The count-cache values a first page of the list looked up: `miss` when one was computed. */
     const lookups = async (query: string) => {
       const seen: string[] = [];
-      const stop = watchCountCache((key, hit) => seen.push(hit ? "hit" : "miss"));
+      const stop = watchCountCache((_key, hit) => seen.push(hit ? "hit" : "miss"));
       try {
         const body = await json(await h().request(`${BASE}/public/pods?${query}`));
         return { seen, total: body.data.pagination.total as number };

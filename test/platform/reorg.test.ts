@@ -48,13 +48,6 @@ async function sendRaw(raw: Hex) {
   return p.publicClient.waitForTransactionReceipt({ hash });
 }
 
-/** Reverts the chain to `snapshot`, then mines a longer branch so the indexer sees a reorg. */
-async function reorgTo(snapshot: Hex, extraBlocks: number) {
-  await anvil().revert({ id: snapshot });
-  await anvil().mine({ blocks: extraBlocks });
-  await h().caughtUp();
-}
-
 beforeAll(async () => {
   owner = await h().signIn("owner", curatorA, "Olivia");
   publisher = await h().signIn("publisher", curatorB, "Paul");
