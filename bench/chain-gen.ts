@@ -33,7 +33,7 @@ export type GenerateOptions = {
 
 export type GeneratedChain = { blocks: number; transactions: number; head: bigint };
 
-const GAS = 600_000n;
+export const GAS = 600_000n;
 
 type RpcCall = { method: string; params: unknown[] };
 
@@ -262,7 +262,7 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
         batch.push({ index, owner, subnetTokenId, mintTxHash: "0x" });
       }
       const hashes = await send.block(calls);
-      batch.forEach((pod, j) => pods.push({ ...pod, mintTxHash: hashes[j]! }));
+      for (const [j, pod] of batch.entries()) pods.push({ ...pod, mintTxHash: hashes[j]! });
     }
     // (token ids follow the order of execution inside a block, which anvil does not promise by sender: counted, not assumed)
     const minted = Number(await p.read<bigint>("PodManager", "nextPodId")) - firstPod;
@@ -270,7 +270,7 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
 
     const rounds = Math.ceil(options.votes / Math.max(1, options.pods));
     let epochIndex = 0;
-    let pending: RpcCall[] = [];
+    const pending: RpcCall[] = [];
     for (let j = 0; j < options.votes; j++) {
       const round = Math.floor(j / options.pods);
       const podIndex = j % options.pods;

@@ -28,6 +28,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { benchTempDir } from "./temp-dir";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -137,7 +138,7 @@ async function prepareChain(spec: ChainSpec) {
   await seedDemo(chain.rpcUrl, deployment);
   const t = performance.now();
   const generated = await generateChain(chain.rpcUrl, deployment, { events: spec.events, shape: spec.shape });
-  const deploymentsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "bench-dep-")), "deployments.json");
+  const deploymentsFile = path.join(benchTempDir("bench-dep-"), "deployments.json");
   writeDeployment({ ...deployment, rpcUrl: chain.rpcUrl }, deploymentsFile);
   console.log(
     `  chain ${spec.label}: ${fmt(generated.transactions)} transactions in ${fmt(generated.blocks)} blocks, head ${generated.head}, generated in ${((performance.now() - t) / 1000).toFixed(1)} s`,
@@ -380,7 +381,7 @@ async function sectionSeedAndLanes(databaseUrl: string) {
     }
     await p.testClient.mine({ blocks: 40 });
     const head = await p.publicClient.getBlockNumber();
-    const deploymentsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "bench-dep-")), "deployments.json");
+    const deploymentsFile = path.join(benchTempDir("bench-dep-"), "deployments.json");
     writeDeployment({ ...deployment, rpcUrl: chain.rpcUrl }, deploymentsFile);
     console.log(`chain: ${head} blocks, ${EXTRA_VOTES} extra votes`);
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { loadConfig, type ApiConfig } from "../../api/config";
 import { localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
 import { startApiServer, type ApiServer } from "../../api/server";
+import { startIndexer, type Indexer } from "../../ops/indexer";
 import { POWER_USER_SUB } from "./data";
 
 export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{ api: ApiServer; config: ApiConfig; token: string }> {
@@ -25,4 +26,17 @@ export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{
     RATE_LIMIT_POINTS: "1000000000",
   });
   return { api: await startApiServer(config), config, token };
+}
+
+/** Our indexer on the bench chain, its views in `chain`, its log (warnings and worse) in `tmp`. */
+export function startBenchIndexer(options: {
+  databaseUrl: string;
+  schema: string;
+  rpcUrl: string;
+  deploymentsFile: string;
+  tmp: string;
+  env?: Record<string, string>;
+}): Promise<Indexer> {
+  const { tmp, ...rest } = options;
+  return startIndexer({ ...rest, viewsSchema: "chain", logLevel: "warn", logFile: path.join(tmp, "indexer.log") });
 }

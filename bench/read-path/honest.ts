@@ -29,12 +29,12 @@ import pg from "pg";
 import { writeDeployment } from "../../chain/deployments";
 import { devnetAccount } from "../../devnet/accounts";
 import { deployProtocol } from "../../devnet/deploy";
-import { DEFAULT_MAX_OLD_SPACE_MB, startIndexer, type Indexer } from "../../ops/indexer";
+import { DEFAULT_MAX_OLD_SPACE_MB, type Indexer } from "../../ops/indexer";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../../ops/postgres";
 import { benchPostgres } from "../postgres";
 import { startBenchAnvil } from "../anvil";
-import { generateMarket } from "../chain-gen";
-import { startBenchApi } from "./api";
+import { GAS, generateMarket } from "../chain-gen";
+import { startBenchApi, startBenchIndexer } from "./api";
 import type { BenchData } from "./data";
 import { ownerSubject, publishMarketMetadata } from "./honest-metadata";
 import { measureRoutes, printTable, startReferenceServers } from "./measure";
@@ -42,7 +42,7 @@ import { ROUTE_PATHS, routeHeaders, type RouteCase } from "./routes";
 
 const PONDER_SCHEMA = "bench_honest";
 /** Routes whose fixtures only the generated data has. */
-const SKIPPED = ["dataset"];
+const SKIPPED = ["dataset", "datasetGzip"];
 const OWNERS = 10;
 const VOTERS = 10;
 /** Vote rounds spread over this many epochs; pods stay valid for all of them. */
@@ -112,8 +112,8 @@ async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "bench-honest-"));
   const owners = Array.from({ length: OWNERS }, (_, i) => devnetAccount(10 + i).address);
   const voters = Array.from({ length: VOTERS }, (_, i) => devnetAccount(10 + OWNERS + i).address);
-  // 600k declared gas a transaction (chain-gen): room for txPerBlock of them and more
-  const anvil = await startBenchAnvil({ accounts: 10 + OWNERS + VOTERS, gasLimit: BigInt(Math.max(txPerBlock, VOTERS * datanets) * 600_000 * 2) });
+  // room for txPerBlock transactions of the gas chain-gen declares, and more
+  const anvil = await startBenchAnvil({ accounts: 10 + OWNERS + VOTERS, gasLimit: BigInt(Math.max(txPerBlock, VOTERS * datanets)) * GAS * 2n });
   let indexer: Indexer | undefined;
   let api: Awaited<ReturnType<typeof startBenchApi>>["api"] | undefined;
   let references: Awaited<ReturnType<typeof startReferenceServers>> | undefined;
@@ -130,14 +130,12 @@ async function main() {
     );
 
     t = performance.now();
-    indexer = await startIndexer({
+    indexer = await startBenchIndexer({
       databaseUrl,
       schema: PONDER_SCHEMA,
-      viewsSchema: "chain",
       rpcUrl: anvil.rpcUrl,
       deploymentsFile,
-      logLevel: "warn",
-      logFile: path.join(tmp, "indexer.log"),
+      tmp,
       env: { INDEXER_MAX_OLD_SPACE_MB: indexerHeapMb },
     });
     await indexer.waitUntilReady(60 * 60_000);

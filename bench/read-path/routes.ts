@@ -18,6 +18,8 @@ export interface RouteCase {
   stack?: "silent" | "info";
   /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
   connections?: number;
+  /** Sent with `Accept-Encoding: gzip`, as browsers, fetch and most HTTP clients send it. */
+  gzip?: boolean;
 }
 
 export const ROUTE_PATHS: RouteCase[] = [
@@ -43,6 +45,7 @@ export const ROUTE_PATHS: RouteCase[] = [
   { name: "podVotes", path: () => "/api/v1/public/pods/5/votes/epochs/3" },
   { name: "stats", path: () => "/api/v1/stats" },
   { name: "mePods", path: () => "/api/v1/me/pods", cookie: true },
+  { name: "mePodsGzip", path: () => "/api/v1/me/pods", cookie: true, gzip: true },
   // the agent dataset download of one datanet: its pods are among the first 1,000, so the same at every size from 1k
   // (16 connections: within DATASET_MAX_CONCURRENT + DATASET_MAX_QUEUED, past which it answers 503)
   {
@@ -51,11 +54,20 @@ export const ROUTE_PATHS: RouteCase[] = [
     agent: true,
     connections: 16,
   },
+  {
+    name: "datasetGzip",
+    path: () => `/api/v1/agents/${BENCH_AGENT_ID}/subnets/${DATASET_SUBNET}/datasets`,
+    agent: true,
+    connections: 16,
+    gzip: true,
+  },
 ];
 
 /** The headers of a route's requests: the power user's cookie, the bench agent's credential, or none. */
 export function routeHeaders(route: RouteCase, cookieToken: string): Record<string, string> | undefined {
-  if (route.cookie) return { Cookie: `idp-token=${cookieToken}` };
-  if (route.agent) return { Authorization: `Bearer ${BENCH_AGENT_CREDENTIAL}` };
-  return undefined;
+  const headers: Record<string, string> = {};
+  if (route.cookie) headers.Cookie = `idp-token=${cookieToken}`;
+  if (route.agent) headers.Authorization = `Bearer ${BENCH_AGENT_CREDENTIAL}`;
+  if (route.gzip) headers["Accept-Encoding"] = "gzip";
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }

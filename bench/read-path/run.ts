@@ -19,7 +19,7 @@
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs `wrk` on PATH.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { mkdtempSync } from "node:fs";
+import { benchTempDir } from "../temp-dir";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -27,10 +27,9 @@ import { writeDeployment } from "../../chain/deployments";
 import { runMigrations } from "../../api/db/migrate";
 import { startAnvil } from "../../devnet/anvil";
 import { deployProtocol } from "../../devnet/deploy";
-import { startIndexer } from "../../ops/indexer";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../../ops/postgres";
 import { benchPostgres } from "../postgres";
-import { startBenchApi } from "./api";
+import { startBenchApi, startBenchIndexer } from "./api";
 import { analyze, disableAutovacuum, grow, type BenchData } from "./data";
 import { CONNECTIONS, fmt, load, measureRoutes, printTable, startReferenceServers, type Row } from "./measure";
 import { ROUTE_PATHS } from "./routes";
@@ -119,24 +118,14 @@ async function main() {
   const dbName = `bench_readpath_${Date.now()}`;
   await createDatabase(serverUrl, dbName);
   const databaseUrl = urlWithDatabase(serverUrl, dbName);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "bench-read-"));
+  const tmp = benchTempDir("bench-read-");
 
   // Ponder creates its tables and the `chain` views on a freshly deployed devnet, then stops.
   const anvil = await startAnvil();
-  // anvil runs in its own process group: a run that fails midway must not leave it behind
-  process.once("exit", () => anvil.pid !== undefined && killQuietly(anvil.pid));
   const deployment = await deployProtocol(anvil.rpcUrl);
   const deploymentsFile = path.join(tmp, "deployments.json");
   writeDeployment({ ...deployment, rpcUrl: anvil.rpcUrl }, deploymentsFile);
-  const indexer = await startIndexer({
-    databaseUrl,
-    schema: PONDER_SCHEMA,
-    viewsSchema: "chain",
-    rpcUrl: anvil.rpcUrl,
-    deploymentsFile,
-    logLevel: "warn",
-    logFile: path.join(tmp, "indexer.log"),
-  });
+  const indexer = await startBenchIndexer({ databaseUrl, schema: PONDER_SCHEMA, rpcUrl: anvil.rpcUrl, deploymentsFile, tmp });
   await indexer.waitUntilReady(5 * 60_000);
   await indexer.stop();
   await runMigrations(databaseUrl);
@@ -224,10 +213,4 @@ export { main as runReadPathBench };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await main();
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid);
-  } catch {}
 }

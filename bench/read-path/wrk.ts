@@ -3,9 +3,9 @@
  * not shared with the client). Spawned asynchronously: the API runs in this same process.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { benchTempDir } from "../temp-dir";
 
 export interface LoadResult {
   rps: number;
@@ -37,7 +37,7 @@ export function parseWrk(out: string): LoadResult {
   return { rps, p50Ms: p50, p99Ms: p99, requests, errors: socketErrors + non2xx, non2xx };
 }
 
-const scriptDir = mkdtempSync(path.join(os.tmpdir(), "bench-wrk-"));
+const scriptDir = benchTempDir("bench-wrk-");
 let scripts = 0;
 
 /** A Lua script that sends `paths` in turn (each connection starts at a different one) with `headers`. */
