@@ -41,10 +41,15 @@ describe("shared helpers", () => {
   });
 
   it("read a local secret file, creating it once", () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "secret-")), "nested", "key");
-    const first = readOrCreateSecretFile(file, () => "s3cret");
-    expect(first).toEqual({ value: "s3cret", created: true });
-    expect(readOrCreateSecretFile(file, () => "other")).toEqual({ value: "s3cret", created: false });
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secret-"));
+    try {
+      const file = path.join(dir, "nested", "key");
+      const first = readOrCreateSecretFile(file, () => "s3cret");
+      expect(first).toEqual({ value: "s3cret", created: true });
+      expect(readOrCreateSecretFile(file, () => "other")).toEqual({ value: "s3cret", created: false });
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

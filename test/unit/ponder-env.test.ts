@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { writeDeployment, type Deployment } from "../../chain/deployments";
 import { isLoopbackUrl, loadPonderEnv, parseRpcUrls, resolveContracts } from "../../ops/ponder-env";
 
@@ -29,8 +29,16 @@ const deployment: Deployment = {
   },
 };
 
+/** Temp directories of this file's deployments, removed once its tests are done. */
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function deploymentsFile(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ponder-env-")), "deployments.json");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ponder-env-"));
+  tempDirs.push(dir);
+  const file = path.join(dir, "deployments.json");
   writeDeployment(deployment, file);
   return file;
 }
