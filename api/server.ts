@@ -94,6 +94,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     const store = createDb(database.url, {
       chainSchemaName: config.ponderViewsSchema,
       onIdleError: (err) => logger.warn({ error: err.message }, "idle database connection failed"),
+      onStaleConnectionRetry: (err) => logger.warn({ error: err.message }, "read sent again on another connection"),
     });
     pool = store.pool;
     // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler

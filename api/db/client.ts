@@ -2,6 +2,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { bindChainSchema } from "./chain";
 import { guardPoolClients } from "./errors";
+import { retryReadsOnStaleConnections } from "./stale-connections";
 import { releaseTransactionClients } from "./transactions";
 import * as offchainSchema from "./offchain/index";
 
@@ -26,6 +27,8 @@ export interface CreateDbOptions {
   applicationName?: string;
   /** Errors of pooled connections, idle or checked out (e.g. the server restarting); the pool replaces them. */
   onIdleError?: (error: Error) => void;
+  /** A read sent again because its connection turned out stale (see stale-connections.ts). */
+  onStaleConnectionRetry?: (error: Error) => void;
 }
 
 /**
@@ -50,6 +53,7 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Da
   });
   pool.on("error", (error) => options.onIdleError?.(error));
   guardPoolClients(pool, { onClientError: (error) => options.onIdleError?.(error) });
+  retryReadsOnStaleConnections(pool, options.onStaleConnectionRetry);
   const chainSchemaName = options.chainSchemaName ?? "chain";
   bindChainSchema(chainSchemaName);
   const db = drizzle({ client: pool, schema: offchainSchema });
