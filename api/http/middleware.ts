@@ -16,7 +16,7 @@ export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHand
 
 /** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
 export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
-  await assertChainReady(c.var.ctx.pool, c.var.ctx.viewsSchema);
+  await assertChainReady(c.var.ctx.pool, c.var.ctx.viewsSchema, c.var.logger);
   await next();
 });
 

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type pg from "pg";
+import type { Logger } from "pino";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
 import { observeIndexerLag, observePool } from "./metrics";
@@ -17,9 +18,14 @@ interface ReadinessCheck {
 
 const checks = new WeakMap<pg.Pool, Map<string, ReadinessCheck>>();
 
+// The catalogs, not information_schema.tables: that view checks privileges on every relation of
+// the database, the indexer's short-lived ones included.
 async function viewsSchemaHasTables(pool: pg.Pool, viewsSchema: string): Promise<boolean> {
   const result = await pool.query<{ ready: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = $1) AS ready",
+    `SELECT EXISTS (
+       SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+     ) AS ready`,
     [viewsSchema],
   );
   return result.rows[0]?.ready === true;
@@ -49,11 +55,12 @@ export async function chainReady(pool: pg.Pool, viewsSchema: string): Promise<bo
 }
 
 /** Answers 503 `{"error":"Indexer not ready"}` on routes that read chain state before Ponder's views exist. */
-export async function assertChainReady(pool: pg.Pool, viewsSchema: string): Promise<void> {
+export async function assertChainReady(pool: pg.Pool, viewsSchema: string, logger?: Logger): Promise<void> {
   let ready: boolean;
   try {
     ready = await chainReady(pool, viewsSchema);
-  } catch {
+  } catch (error) {
+    logger?.warn({ err: error }, "readiness check failed: database unavailable");
     throw serviceUnavailable("Database unavailable");
   }
   if (!ready) throw serviceUnavailable("Indexer not ready");
@@ -61,8 +68,8 @@ export async function assertChainReady(pool: pg.Pool, viewsSchema: string): Prom
 
 /** `assertChainReady` as a middleware for a given pool (the surfaces use `chainReady` from http/middleware.ts). */
 export function requireChain(pool: pg.Pool, viewsSchema: string): MiddlewareHandler<AppEnv> {
-  return async (_c, next) => {
-    await assertChainReady(pool, viewsSchema);
+  return async (c, next) => {
+    await assertChainReady(pool, viewsSchema, c.var.logger);
     await next();
   };
 }

@@ -49,7 +49,7 @@ export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> 
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
 
-  await assertChainReady(pool, viewsSchema);
+  await assertChainReady(pool, viewsSchema, c.var.logger);
   const direction = { voter: wallet, podTokenId, epoch: body.epoch, upVote: body.upVote };
   // a reported vote the indexer does not have (yet, or any more after a reorg) backs nothing: retry later
   if (await hasUnindexedReportedVote(db, direction)) throw voteNotIndexed();
