@@ -74,6 +74,8 @@ export type PlatformHarness = {
   deps: PlatformDeps;
   app: ReturnType<typeof createPlatformApp>;
   indexer: Indexer | undefined;
+  /** The app's last warnings and errors (its log is otherwise off): they name a 503's cause. */
+  warnings: string[];
   request(path: string, options?: RequestOptions): Promise<Response>;
   /** The `Cookie` header value of a token the local identity provider signed. */
   cookie(claims: LocalTokenClaims, options?: { expiresIn?: string | number; issuer?: string; audience?: string }): Promise<string>;
@@ -87,6 +89,11 @@ export type PlatformHarness = {
   /** Resolves once the indexer has indexed the chain's current head. */
   caughtUp(): Promise<void>;
 };
+
+function keepLast(lines: string[], line: string, max: number): void {
+  lines.push(line);
+  if (lines.length > max) lines.shift();
+}
 
 /** Starts everything in `beforeAll`, stops it in `afterAll`; returns the harness accessor. */
 export function usePlatformHarness(options: HarnessOptions = {}): () => PlatformHarness {
@@ -146,11 +153,12 @@ export async function startPlatformHarness(
     idp,
     price,
   });
+  const warnings: string[] = [];
   const deps: PlatformDeps = {
     config,
     pool: store.pool,
     db: store.db,
-    logger: createLogger("silent"),
+    logger: createLogger("warn", { destination: { write: (line: string) => keepLast(warnings, line.trimEnd(), 50) } }),
     rateLimiter: createMemoryRateLimiter({ keyPrefix: "test", points: 1_000_000, windowSeconds: 60 }),
     platform: context,
   };
@@ -189,6 +197,7 @@ export async function startPlatformHarness(
     deps,
     app,
     indexer,
+    warnings,
     request,
     cookie,
     async signIn(sub, account, username) {

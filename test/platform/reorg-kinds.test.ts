@@ -7,7 +7,7 @@
  */
 import { eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, type Abi, type Account, type Hash, type Hex } from "viem";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { createChainClient } from "../../chain/client";
 import type { ContractName } from "../../chain/deployments";
 import { toTokenNumber } from "../../chain/units";
@@ -351,6 +351,13 @@ describe("a re-mined identical transaction (anvil_reorg)", () => {
 
 describe("a reorg while the service is down", () => {
   it("is acted on by the first pass of a new reconciler on the same database", async () => {
+    // It once timed out at 60 s on CI (it takes ~1 s): the step it was in is printed when it fails.
+    let step = "starting the first process";
+    const startedAt = Date.now();
+    const at = (next: string) => {
+      step = `${next} (${Date.now() - startedAt} ms in)`;
+    };
+    onTestFailed(() => console.error(`reorg-kinds: failed while ${step}`));
     const p = h().devnet.protocol;
     const logger = createLogger("silent");
     // the first process: its app records, its reconciler ties the rows to their blocks
@@ -370,6 +377,7 @@ describe("a reorg while the service is down", () => {
       intervalMs: 100,
     });
     reconciler1.start();
+    at("sending the fee setter and the boost");
     const feeRaw = await signed(curatorA, "SubnetManager", "setAccessFeeCORE", [research.tokenId, CORE(13)]);
     const fee = await sendRaw(feeRaw);
     const boost = await h().write(buyer, "SubnetManager", "boost", [research.tokenId, CORE(3)]);
@@ -377,12 +385,16 @@ describe("a reorg while the service is down", () => {
     expect((await post(app1, alice, `/me/subnets/${research.id}/access-fee/core`, recordFee)).status).toBe(200);
     expect((await post(app1, bea, "/stakes/boost", { amount: "3", subnetId: research.id, txHash: boost.transactionHash })).status).toBe(201);
     const hashes = [fee.transactionHash, boost.transactionHash];
+    at("waiting for the first reconciler to tie the records to their blocks");
     await eventually(async () => {
       const rows = await first.db.select().from(verifiedTransactions).where(inArray(verifiedTransactions.txHash, hashes));
       return rows.length === 2 && rows.every((row) => row.blockHash !== null);
     });
+    at("stopping the first reconciler");
     await reconciler1.stop();
+    at("ending the first pool");
     await first.pool.end();
+    at("reorging anvil");
 
     // while it is down: the fee setter is mined again in another block, the boost is dropped
     await anvilReorg(2, [[feeRaw, 1]]);
@@ -401,6 +413,7 @@ describe("a reorg while the service is down", () => {
     });
     try {
       reconciler2.start();
+      at("waiting for the second reconciler's pass");
       await eventually(async () => (await restarted.db.select().from(reorgedRecords).where(inArray(reorgedRecords.txHash, hashes))).length === 2);
       const records = await restarted.db.select().from(reorgedRecords).where(inArray(reorgedRecords.txHash, hashes));
       expect(records.map((r) => [r.kind, r.outcome, r.reason]).sort()).toEqual(
@@ -415,6 +428,7 @@ describe("a reorg while the service is down", () => {
       expect(after.byKind.boost!.undone - (before.byKind.boost?.undone ?? 0)).toBe(1);
       expect(after.byKind["subnet-parameter"]!.reconfirmed - (before.byKind["subnet-parameter"]?.reconfirmed ?? 0)).toBe(1);
 
+      at("checking the metrics and the new app");
       // an operator's Prometheus scrape shows the same counts
       observeReorgReconciler(reconcilerStats);
       const scraped = await (await app2.request("/metrics")).text();
