@@ -51,15 +51,26 @@ interface LocalSeries {
  * validate and hash the label object on every call: ~5% of a cached read's CPU in the read-path
  * bench's profile, for every request. Same series, names and text as prom-client's.
  */
+type LocalValues = Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
+
+function registerLocal(name: string, help: string, type: "counter" | "histogram", values: () => LocalValues, reset: () => void) {
+  metricsRegistry.registerMetric({
+    name,
+    help,
+    type,
+    aggregator: "sum",
+    get: async () => ({ name, help, type, aggregator: "sum", values: values() }),
+    reset,
+  } as unknown as Parameters<Registry["registerMetric"]>[0]);
+}
+
 function localMetric(name: string, help: string, type: "counter" | "histogram", bounds: number[] = []) {
   const series = new Map<string, LocalSeries>();
-  const values = () => {
-    const out: Array<{ labels: Record<string, string | number>; value: number; metricName?: string }> = [];
+  const counts = (): LocalValues => [...series.values()].map((s) => ({ labels: s.labels, value: s.count }));
+  const values = (): LocalValues => {
+    if (type === "counter") return counts();
+    const out: LocalValues = [];
     for (const s of series.values()) {
-      if (type === "counter") {
-        out.push({ labels: s.labels, value: s.count });
-        continue;
-      }
       let cumulative = 0;
       bounds.forEach((le, i) => {
         cumulative += s.buckets[i]!;
@@ -71,14 +82,8 @@ function localMetric(name: string, help: string, type: "counter" | "histogram", 
     }
     return out;
   };
-  metricsRegistry.registerMetric({
-    name,
-    help,
-    type,
-    aggregator: "sum",
-    get: async () => ({ name, help, type, aggregator: "sum", values: values() }),
-    reset: () => series.clear(),
-  } as unknown as Parameters<Registry["registerMetric"]>[0]);
+  const reset = () => series.clear();
+  registerLocal(name, help, type, values, reset);
   return {
     /** Counts one event of the series `key` (its labels built only the first time). */
     add(key: string, labels: () => Record<string, string>, value = 0): void {
@@ -93,20 +98,22 @@ function localMetric(name: string, help: string, type: "counter" | "histogram", 
         s.buckets[i]!++;
       }
     },
+    /** Also exposes each series' count as a counter of its own: one `add` per event feeds both. */
+    countedAs(counterName: string, counterHelp: string): void {
+      registerLocal(counterName, counterHelp, "counter", counts, reset);
+    },
   };
 }
-
-const httpRequests = localMetric(
-  `${PREFIX}http_requests_total`,
-  "HTTP requests answered, by surface, method, route template and status (route is `unmatched` when no route matched)",
-  "counter",
-);
 
 const httpDuration = localMetric(
   `${PREFIX}http_request_duration_seconds`,
   "Time from receiving a request to its response, by surface, method, route template and status",
   "histogram",
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
+httpDuration.countedAs(
+  `${PREFIX}http_requests_total`,
+  "HTTP requests answered, by surface, method, route template and status (route is `unmatched` when no route matched)",
 );
 
 const rateLimitRejections = new Counter({
@@ -149,7 +156,6 @@ export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
       const route = routeTemplate(c);
       const key = `${surface} ${method} ${status} ${route}`;
       // inline, unnamed: a named closure costs a `__name` call per request under tsx (keepNames)
-      httpRequests.add(key, () => ({ surface, method, route, status: String(status) }));
       httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
