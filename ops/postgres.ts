@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import {
@@ -11,6 +10,7 @@ import {
 } from "./embedded-postgres";
 import { isAlive } from "./leftovers";
 import { freePort } from "./net";
+import { tempDirRemovedAtExit } from "./temp-dir";
 
 export { postgresOwnerIds, prepareDirectoryForPostgres } from "./embedded-postgres";
 
@@ -155,24 +155,20 @@ export interface ThrowawayPostgresOptions {
  * (the server itself then gets startServer's immediate shutdown).
  */
 export async function startThrowawayPostgres(options: ThrowawayPostgresOptions): Promise<DatabaseHandle> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), options.prefix));
-  const removeRoot = () => fs.rmSync(root, { recursive: true, force: true });
-  process.once("exit", removeRoot);
+  const root = tempDirRemovedAtExit(options.prefix);
   let server: DatabaseHandle;
   try {
-    prepareDirectoryForPostgres(root);
-    server = await startEmbeddedPostgres({ dataDir: path.join(root, "data"), database: options.database });
+    prepareDirectoryForPostgres(root.path);
+    server = await startEmbeddedPostgres({ dataDir: path.join(root.path, "data"), database: options.database });
   } catch (error) {
-    process.removeListener("exit", removeRoot);
-    removeRoot();
+    root.remove();
     throw error;
   }
   return {
     ...server,
     stop: async () => {
       await server.stop();
-      process.removeListener("exit", removeRoot);
-      removeRoot();
+      root.remove();
     },
   };
 }
