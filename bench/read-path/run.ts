@@ -33,10 +33,10 @@ import { startBenchApi, startBenchIndexer } from "./api";
 import { analyze, disableAutovacuum, grow, type BenchData } from "./data";
 import { CONNECTIONS, fmt, load, measureRoutes, printTable, startReferenceServers, type Row } from "./measure";
 import { ROUTE_PATHS } from "./routes";
+import { assertWrkInstalled } from "./wrk";
 
 const PONDER_SCHEMA = "bench_read";
 const MIX_CONNECTIONS = 200;
-
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const scales = env("BENCH_READ_SCALES", "1000,100000").split(",").map(Number);
@@ -49,7 +49,9 @@ const rounds = Number(env("BENCH_READ_ROUNDS", "2"));
 const routes = only ? ROUTE_PATHS.filter((r) => only.includes(r.name)) : ROUTE_PATHS;
 
 function printGrowth(rows: Row[], small: number, large: number) {
-  console.log(`\nper-request cost growth ${small} → ${large} pods ((req/s ÷ bare) at ${small} ÷ (req/s ÷ bare) at ${large}; target ≤ 1.3)`);
+  console.log(
+    `\nper-request cost growth ${small} → ${large} pods ((req/s ÷ bare) at ${small} ÷ (req/s ÷ bare) at ${large}; target ≤ 1.3)`,
+  );
   console.log("| route | growth (req/s) | growth (CPU µs/req ÷ bare's) |");
   console.log("|---|---:|---:|");
   for (const route of routes) {
@@ -57,7 +59,9 @@ function printGrowth(rows: Row[], small: number, large: number) {
     const b = rows.find((r) => r.scale === large && r.route === route.name);
     if (!a || !b) continue;
     const cpu = (r: Row) => (r.result.cpuUs ?? NaN) / (r.bare.cpuUs ?? NaN);
-    console.log(`| ${route.name} | ${fmt(a.result.rps / a.bare.rps / (b.result.rps / b.bare.rps), 2)} | ${fmt(cpu(b) / cpu(a), 2)} |`);
+    console.log(
+      `| ${route.name} | ${fmt(a.result.rps / a.bare.rps / (b.result.rps / b.bare.rps), 2)} | ${fmt(cpu(b) / cpu(a), 2)} |`,
+    );
   }
 }
 
@@ -83,7 +87,9 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number) {
         await client.query(
           `UPDATE "${PONDER_SCHEMA}".pod SET cumulative_up_votes = cumulative_up_votes + 1000000000000000000 WHERE id = (SELECT max(id) FROM "${PONDER_SCHEMA}".pod)`,
         );
-        await client.query(`UPDATE "${PONDER_SCHEMA}"._ponder_checkpoint SET latest_checkpoint = lpad($1, 75, '9')`, [String(n)]);
+        await client.query(`UPDATE "${PONDER_SCHEMA}"._ponder_checkpoint SET latest_checkpoint = lpad($1, 75, '9')`, [
+          String(n),
+        ]);
         await client.query("COMMIT");
         const committed = performance.now();
         for (;;) {
@@ -110,103 +116,128 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number) {
 type PageBody = { data: { pods: Array<{ cumulativeUpVotesVolume: string }> } };
 
 async function main() {
+  assertWrkInstalled();
   const started = Date.now();
   console.log(
-    `read-path bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (shared machine: other work competes)`,
+    `read-path bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (shared machine: other work competes)`,
   );
   const { serverUrl, stop: stopPostgres } = await benchPostgres();
   const dbName = `bench_readpath_${Date.now()}`;
   await createDatabase(serverUrl, dbName);
   const databaseUrl = urlWithDatabase(serverUrl, dbName);
-  const tmp = benchTempDir("bench-read-");
+  let anvil: Awaited<ReturnType<typeof startAnvil>> | undefined;
+  let runningApi: Awaited<ReturnType<typeof startBenchApi>>["api"] | undefined;
+  let runningReferences: Awaited<ReturnType<typeof startReferenceServers>> | undefined;
+  // whatever happens, nothing is left running and the benchmark database goes
+  try {
+    const tmp = benchTempDir("bench-read-");
 
-  // Ponder creates its tables and the `chain` views on a freshly deployed devnet, then stops.
-  const anvil = await startAnvil();
-  const deployment = await deployProtocol(anvil.rpcUrl);
-  const deploymentsFile = path.join(tmp, "deployments.json");
-  writeDeployment({ ...deployment, rpcUrl: anvil.rpcUrl }, deploymentsFile);
-  const indexer = await startBenchIndexer({ databaseUrl, schema: PONDER_SCHEMA, rpcUrl: anvil.rpcUrl, deploymentsFile, tmp });
-  await indexer.waitUntilReady(5 * 60_000);
-  await indexer.stop();
-  await runMigrations(databaseUrl);
-  await disableAutovacuum(databaseUrl, PONDER_SCHEMA);
-  console.log(`schema ready in ${((Date.now() - started) / 1000).toFixed(0)} s (indexer started once, stopped)`);
-
-  process.env.DEPLOYMENTS_FILE = deploymentsFile;
-  const { api, config, token } = await startBenchApi(databaseUrl, tmp);
-  const references = await startReferenceServers(config, databaseUrl);
-
-  let data: BenchData = { pods: 0, votes: 0, datanets: 0, users: 0 };
-  const rows: Row[] = [];
-  const measure = async (label: string, scale: number) => {
-    const measured = await measureRoutes({
-      routes,
-      data,
-      scale,
-      label,
-      platformUrl: api.urls.platform,
-      stackUrls: references.stackUrls,
-      bareUrl: references.bareUrl,
-      cookieToken: token,
-      seconds,
-      rounds,
+    // Ponder creates its tables and the `chain` views on a freshly deployed devnet, then stops.
+    anvil = await startAnvil();
+    const deployment = await deployProtocol(anvil.rpcUrl);
+    const deploymentsFile = path.join(tmp, "deployments.json");
+    writeDeployment({ ...deployment, rpcUrl: anvil.rpcUrl }, deploymentsFile);
+    const indexer = await startBenchIndexer({
+      databaseUrl,
+      schema: PONDER_SCHEMA,
+      rpcUrl: anvil.rpcUrl,
+      deploymentsFile,
+      tmp,
     });
-    rows.push(...measured);
-  };
+    await indexer.waitUntilReady(5 * 60_000);
+    await indexer.stop();
+    await runMigrations(databaseUrl);
+    await disableAutovacuum(databaseUrl, PONDER_SCHEMA);
+    console.log(`schema ready in ${((Date.now() - started) / 1000).toFixed(0)} s (indexer started once, stopped)`);
 
-  for (const scale of scales) {
-    const t = Date.now();
-    data = await grow(databaseUrl, PONDER_SCHEMA, data, scale);
-    console.log(
-      `\ndata (generated, benchmark database): ${data.pods} public pods, ${data.votes} votes, ${data.datanets} datanets, ${data.users} users (+${((Date.now() - t) / 1000).toFixed(0)} s); no ANALYZE`,
-    );
-    await measure("", scale);
-  }
-  const largest = scales[scales.length - 1]!;
+    process.env.DEPLOYMENTS_FILE = deploymentsFile;
+    const { api, config, token } = await startBenchApi(databaseUrl, tmp);
+    runningApi = api;
+    const references = await startReferenceServers(config, databaseUrl);
+    runningReferences = references;
 
-  if (mixSeconds > 0) {
-    const mixPaths = ROUTE_PATHS.filter((r) => !r.cookie && !r.agent && !r.stack).map((r) => r.path(data));
-    const rssBefore = process.memoryUsage().rss / 2 ** 20;
-    // like Base: a block every BENCH_READ_BLOCK_MS changes an indexed vote total and the checkpoint
-    const blocks = blockProducer(databaseUrl, `${api.urls.platform}${ROUTE_PATHS.find((r) => r.name === "page1")!.path(data)}`, blockMs);
-    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    loopDelay.enable();
-    const gcBefore = performance.eventLoopUtilization();
-    const result = await load(api.urls.platform, mixPaths, undefined, MIX_CONNECTIONS, mixSeconds);
-    loopDelay.disable();
-    const utilization = performance.eventLoopUtilization(gcBefore).utilization;
-    const visible = await blocks.stop();
-    const memory = process.memoryUsage().rss / 2 ** 20;
-    console.log(
-      `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
-    );
-    console.log(
-      `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,
-    );
-    if (visible.length > 0) {
-      const sorted = [...visible].sort((a, b) => a - b);
+    let data: BenchData = { pods: 0, votes: 0, datanets: 0, users: 0 };
+    const rows: Row[] = [];
+    const measure = async (label: string, scale: number) => {
+      const measured = await measureRoutes({
+        routes,
+        data,
+        scale,
+        label,
+        platformUrl: api.urls.platform,
+        stackUrls: references.stackUrls,
+        bareUrl: references.bareUrl,
+        cookieToken: token,
+        seconds,
+        rounds,
+      });
+      rows.push(...measured);
+    };
+
+    for (const scale of scales) {
+      const t = Date.now();
+      data = await grow(databaseUrl, PONDER_SCHEMA, data, scale);
       console.log(
-        `indexed vote visible in page 1 after: median ${fmt(sorted[Math.floor(sorted.length / 2)]!, 0)} ms, max ${fmt(sorted.at(-1)!, 0)} ms over ${sorted.length} blocks (target ≤ 1,000 ms)`,
+        `\ndata (generated, benchmark database): ${data.pods} public pods, ${data.votes} votes, ${data.datanets} datanets, ${data.users} users (+${((Date.now() - t) / 1000).toFixed(0)} s); no ANALYZE`,
       );
+      await measure("", scale);
     }
+    const largest = scales[scales.length - 1]!;
+
+    if (mixSeconds > 0) {
+      const mixPaths = ROUTE_PATHS.filter((r) => !r.cookie && !r.agent && !r.stack).map((r) => r.path(data));
+      const rssBefore = process.memoryUsage().rss / 2 ** 20;
+      // like Base: a block every BENCH_READ_BLOCK_MS changes an indexed vote total and the checkpoint
+      const blocks = blockProducer(
+        databaseUrl,
+        `${api.urls.platform}${ROUTE_PATHS.find((r) => r.name === "page1")!.path(data)}`,
+        blockMs,
+      );
+      const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
+      const gcBefore = performance.eventLoopUtilization();
+      const result = await load(api.urls.platform, mixPaths, undefined, MIX_CONNECTIONS, mixSeconds);
+      loopDelay.disable();
+      const utilization = performance.eventLoopUtilization(gcBefore).utilization;
+      const visible = await blocks.stop();
+      const memory = process.memoryUsage().rss / 2 ** 20;
+      console.log(
+        `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
+      );
+      console.log(
+        `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,
+      );
+      if (visible.length > 0) {
+        const sorted = [...visible].sort((a, b) => a - b);
+        console.log(
+          `indexed vote visible in page 1 after: median ${fmt(sorted[Math.floor(sorted.length / 2)]!, 0)} ms, max ${fmt(sorted.at(-1)!, 0)} ms over ${sorted.length} blocks (target ≤ 1,000 ms)`,
+        );
+      }
+    }
+
+    if (process.env.BENCH_READ_ANALYZE === "1") {
+      await analyze(databaseUrl);
+      console.log(`\nafter ANALYZE at ${largest} pods`);
+      await measure(" (analyzed)", largest);
+    }
+
+    printTable(
+      `routes at ${CONNECTIONS} connections (dataset 16), ${seconds} s each (bare = GET /json of a bare Hono app in the same process, measured just before each route)`,
+      rows,
+    );
+    if (scales.length > 1) printGrowth(rows, scales[0]!, largest);
+    console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await runningApi?.close();
+    await runningReferences?.close();
+    await anvil?.stop();
+    if (process.env.BENCH_READ_KEEP === "1") console.log(`kept database ${dbName}`);
+    else await dropDatabase(serverUrl, dbName).catch(() => undefined);
+    await stopPostgres();
   }
-
-  if (process.env.BENCH_READ_ANALYZE === "1") {
-    await analyze(databaseUrl);
-    console.log(`\nafter ANALYZE at ${largest} pods`);
-    await measure(" (analyzed)", largest);
-  }
-
-  printTable(`routes at ${CONNECTIONS} connections (dataset 16), ${seconds} s each (bare = GET /json of a bare Hono app in the same process, measured just before each route)`, rows);
-  if (scales.length > 1) printGrowth(rows, scales[0]!, largest);
-  console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
-
-  await api.close();
-  await references.close();
-  await anvil.stop();
-  if (process.env.BENCH_READ_KEEP === "1") console.log(`kept database ${dbName}`);
-  else await dropDatabase(serverUrl, dbName).catch(() => undefined);
-  await stopPostgres();
 }
 
 export { main as runReadPathBench };

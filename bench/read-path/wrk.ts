@@ -2,7 +2,7 @@
  * Load with `wrk` (Debian package `wrk`; a C load generator, so the Node event loop under test is
  * not shared with the client). Spawned asynchronously: the API runs in this same process.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchTempDir } from "../temp-dir";
@@ -35,6 +35,15 @@ export function parseWrk(out: string): LoadResult {
   const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   return { rps, p50Ms: p50, p99Ms: p99, requests, errors: socketErrors + non2xx, non2xx };
+}
+
+/** Stops the bench before it builds anything when `wrk` is not installed (else a spawn error mid-run). */
+export function assertWrkInstalled(): void {
+  const probe = spawnSync("wrk", ["--version"], { stdio: "ignore" });
+  if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+    console.error("The read-path bench needs `wrk` on PATH (Debian: apt-get install wrk).");
+    process.exit(2);
+  }
 }
 
 const scriptDir = benchTempDir("bench-wrk-");
