@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { parseEther } from "viem";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toTokenNumber } from "../../chain/units";
 import { feedback } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
@@ -46,6 +46,12 @@ function body(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+// shown on CI even when every test passes: whether the pool met stale connections in this file
+afterAll(() => {
+  const retries = h().warnings.filter((line) => line.startsWith("read sent again"));
+  if (retries.length > 0) console.log(`feedback: ${retries.length} read(s) sent again: ${retries.join("; ")}`);
+});
 
 beforeAll(async () => {
   const owner = await h().signIn("owner", curatorA);

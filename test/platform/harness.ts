@@ -137,7 +137,12 @@ export async function startPlatformHarness(
   }
 
   const config = loadConfig({ LOG_LEVEL: "silent", PONDER_VIEWS_SCHEMA: "chain", DATABASE_URL: database.url });
-  const store = createDb(database.url, { chainSchemaName: "chain", maxConnections: 8 });
+  const warnings: string[] = [];
+  const store = createDb(database.url, {
+    chainSchemaName: "chain",
+    maxConnections: 8,
+    onStaleConnectionRetry: (error) => keepLast(warnings, `read sent again after a stale connection: ${error.message}`, 50),
+  });
   const protocol: ProtocolConfig = {
     rpcUrl: devnet.chain.rpcUrl,
     local: true,
@@ -153,7 +158,6 @@ export async function startPlatformHarness(
     idp,
     price,
   });
-  const warnings: string[] = [];
   const deps: PlatformDeps = {
     config,
     pool: store.pool,
