@@ -12,7 +12,7 @@ import type { PostFetcher } from "./services/post-fetcher";
 import type { SlopChecker } from "./services/slop-check";
 import type { ServerWallet } from "./services/server-wallet";
 
-/** Everything the chat server's handlers use: `c.var.ctx`, set once per app. */
+/** Everything the chat server's handlers use: `c.get("ctx")`, set once per app. */
 export interface ChatContext extends SurfaceContext {
   config: ChatConfig;
   logger: Logger;
@@ -28,7 +28,7 @@ export interface ChatContext extends SurfaceContext {
 
 export type ChatEnv = ContextEnv<ChatContext>;
 
-/** A chat server handler typed by its route (the route's `walletAuth` types `c.var.wallet`). */
+/** A chat server handler typed by its route (the route's `walletAuth` types `c.get("wallet")`). */
 export type ChatHandler<R extends RouteConfig> = AppRouteHandler<R, ChatEnv>;
 
 /** The chain, or 503 when none is configured. */

@@ -1,12 +1,12 @@
-/** The chat server's auth middleware, made once by `createAuthMiddleware`; handlers read `c.var.wallet`. */
+/** The chat server's auth middleware, made once by `createAuthMiddleware`; handlers read `c.get("wallet")`. */
 import { createAuthMiddleware } from "../http/auth/factory";
 import { authenticateWallet, type WalletAddress } from "../http/auth/wallet-session";
 import type { ChatContext } from "./context";
 
 /**
  * `Authorization: Bearer <SESSION_TOKEN>` (spec §5): a missing, malformed, unknown or expired token
- * is 401; sets `c.var.wallet` (lower case), then charges the wallet's rate-limit budget.
+ * is 401; sets the `wallet` variable (lower case), then charges the wallet's rate-limit budget.
  */
 export const walletAuth = createAuthMiddleware<ChatContext, "wallet", WalletAddress>("wallet", (c) =>
-  authenticateWallet(c, c.var.ctx.db, c.var.ctx.now()),
+  authenticateWallet(c, c.get("ctx").db, c.get("ctx").now()),
 );

@@ -8,7 +8,7 @@ import type { AttachmentStorage } from "./storage/index";
 
 export const EVAL_BASE_PATH = "/api/v1";
 
-/** What the Evaluation API's handlers use: `c.var.ctx`, set once per app. */
+/** What the Evaluation API's handlers use: `c.get("ctx")`, set once per app. */
 export interface EvalContext extends SurfaceContext {
   config: EvalConfig;
   storage: AttachmentStorage;
@@ -20,7 +20,7 @@ export interface EvalContext extends SurfaceContext {
 }
 
 export type EvalEnv = ContextEnv<EvalContext>;
-/** After `accountAuth` (every `/agents/*` path): `c.var.account` is the caller's account id. */
+/** After `accountAuth` (every `/agents/*` path): `c.get("account")` is the caller's account id. */
 export type EvalAccountEnv = AuthEnv<EvalContext, "account", string>;
 
 /** An Evaluation API handler typed by its route. */
@@ -29,6 +29,6 @@ export type EvalHandler<R extends RouteConfig> = AppRouteHandler<R, EvalEnv>;
 export type EvalAccountHandler<R extends RouteConfig> = AppRouteHandler<R, EvalAccountEnv>;
 
 /** `{eval_url}` as the client reached it: EVAL_PUBLIC_URL, else this request's origin + /api/v1. */
-export function evalBaseUrl(c: { req: { url: string }; var: { ctx: EvalContext } }): string {
-  return c.var.ctx.config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
+export function evalBaseUrl(c: { req: { url: string }; get(key: "ctx"): EvalContext }): string {
+  return c.get("ctx").config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
 }

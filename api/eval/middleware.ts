@@ -27,14 +27,14 @@ export function perIpBudget(limiter: RateLimiterAbstract, trustProxy: boolean): 
 
 /**
  * Evaluation API key (`Authorization: Bearer <key>` or `x-api-key`): a missing, unknown or revoked
- * key is 401; sets `c.var.account`, then charges the account's rate-limit budget.
+ * key is 401; sets the `account` variable, then charges the account's rate-limit budget.
  */
 export const accountAuth = createAuthMiddleware<EvalContext, "account", string>("account", (c) =>
-  authenticateEvalAccount(c, c.var.ctx.db),
+  authenticateEvalAccount(c, c.get("ctx").db),
 );
 
 /** `POST /keys`: 403 when open issuance is disabled, else the per-IP issuance budget. */
 export const keyIssuance = createMiddleware<EvalEnv>(async (c, next) => {
-  if (!c.var.ctx.config.keys.openIssuance) throw new HttpError(403, "API key issuance is disabled");
-  return c.var.ctx.keyIssuanceBudget(c as never, next);
+  if (!c.get("ctx").config.keys.openIssuance) throw new HttpError(403, "API key issuance is disabled");
+  return c.get("ctx").keyIssuanceBudget(c as never, next);
 });

@@ -46,7 +46,7 @@ const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 /**
  * Hono's `requestId` (the client's `X-Request-Id` when it is 1-255 of `[A-Za-z0-9_-=]`, else a
- * UUID; `c.var.requestId`, echoed in `X-Request-Id`), with the header set on the finished answer.
+ * UUID; `c.get("requestId")`, echoed in `X-Request-Id`), with the header set on the finished answer.
  */
 const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sent = requestHeader(c, "x-request-id");

@@ -74,11 +74,11 @@ export const onError: ErrorHandler<AppEnv> = (thrown, c) => {
   const clientFault = sqlState ? CLIENT_FAULT_SQLSTATES[sqlState] : undefined;
   if (clientFault) return respond(c, clientFault.status, clientFault.message);
   if (isDatabaseUnavailable(error)) {
-    c.var.logger?.warn({ err: error, requestId: c.var.requestId }, "database unavailable");
+    c.get("logger")?.warn({ err: error, requestId: c.get("requestId") }, "database unavailable");
     return respond(c, 503, "Database unavailable");
   }
 
-  c.var.logger?.error({ err: error, requestId: c.var.requestId }, "unhandled error");
+  c.get("logger")?.error({ err: error, requestId: c.get("requestId") }, "unhandled error");
   return respond(c, 500, "Internal server error");
 };
 

@@ -141,7 +141,7 @@ export function routeTemplate(c: Context): string {
   return handler?.path ?? "unmatched";
 }
 
-/** Counts and times every request of `surface` but `/metrics` itself; sets `c.var.surface`. */
+/** Counts and times every request of `surface` but `/metrics` itself; sets the `surface` variable. */
 export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("surface", surface);

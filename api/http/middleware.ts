@@ -1,4 +1,4 @@
-/** Middleware shared by the surfaces; each reads what it needs from `c.var.ctx`. */
+/** Middleware shared by the surfaces; each reads what it needs from `c.get("ctx")`. */
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { assertChainReady } from "./readiness";
@@ -6,7 +6,7 @@ import type { AppEnv, ContextEnv, SurfaceContext } from "./types";
 
 type BaseEnv = ContextEnv<SurfaceContext>;
 
-/** Sets `c.var.ctx` for every later middleware and handler; the first middleware of a surface. */
+/** Sets the `ctx` variable for every later middleware and handler; the first middleware of a surface. */
 export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHandler<ContextEnv<C>> {
   return createMiddleware<ContextEnv<C>>((c, next) => {
     c.set("ctx", ctx);
@@ -16,7 +16,7 @@ export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHand
 
 /** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
 export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
-  await assertChainReady(c.var.ctx.pool, c.var.ctx.viewsSchema, c.var.logger);
+  await assertChainReady(c.get("ctx").pool, c.get("ctx").viewsSchema, c.get("logger"));
   await next();
 });
 

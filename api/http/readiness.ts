@@ -69,7 +69,7 @@ export async function assertChainReady(pool: pg.Pool, viewsSchema: string, logge
 /** `assertChainReady` as a middleware for a given pool (the surfaces use `chainReady` from http/middleware.ts). */
 export function requireChain(pool: pg.Pool, viewsSchema: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await assertChainReady(pool, viewsSchema, c.var.logger);
+    await assertChainReady(pool, viewsSchema, c.get("logger"));
     await next();
   };
 }

@@ -9,7 +9,7 @@
  *   export const getMyPodRoute = route.userIndexed("get", "/me/pods/{id}", "getMyPod", { summary, request, responses });
  *
  * The result is `createRoute`'s, with the literal method, path and middleware tuple, so a handler
- * typed by it (`PlatformHandler<typeof getMyPodRoute>`) reads `c.var.user` as before.
+ * typed by it (`PlatformHandler<typeof getMyPodRoute>`) reads `c.get("user")` as before.
  */
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";

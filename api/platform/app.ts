@@ -44,7 +44,7 @@ const routers = [
 /**
  * Platform API. Each resource (api/platform/routes/<name>/) is a router made in `<name>.index.ts`;
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
- * dependencies from `c.var.ctx` (PlatformServices), set once here. `close()` stops what the app
+ * dependencies from `c.get("ctx")` (PlatformServices), set once here. `close()` stops what the app
  * runs in the background (the event feed's poller): open event streams end at their next wake-up.
  */
 export function createPlatformApp(deps: PlatformDeps) {

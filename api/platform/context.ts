@@ -115,7 +115,7 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
 /** `ApiDeps` plus an optional injected platform context and engagement settings (tests). */
 export type PlatformDeps = ApiDeps & { platform?: PlatformContext; agentsConfig?: AgentsConfig };
 
-/** What the Platform API's handlers and middleware read from `c.var.ctx` (built once per app). */
+/** What the Platform API's handlers and middleware read from `c.get("ctx")` (built once per app). */
 export interface PlatformServices extends SurfaceContext {
   api: ApiConfig;
   platform: PlatformContext;
@@ -211,5 +211,5 @@ export async function verifyOnChain<C extends RecordedContract, TEventName exten
   }
 }
 
-/** A Platform API handler typed by its route (the route's auth middleware types `c.var.user` / `c.var.agent`). */
+/** A Platform API handler typed by its route (the route's auth middleware types `c.get("user")` / `c.get("agent")`). */
 export type PlatformHandler<R extends RouteConfig> = AppRouteHandler<R, PlatformEnv>;

@@ -1,6 +1,6 @@
 /**
  * The Platform API's auth middleware, each made once by `createAuthMiddleware`: put in a route's
- * `middleware`, it types the handler's caller (`c.var.user`, `c.var.agent`).
+ * `middleware`, it types the handler's caller (`c.get("user")`, `c.get("agent")`).
  */
 import { createMiddleware } from "hono/factory";
 import { authenticateAgent, type AuthenticatedAgent } from "../http/auth/agent-bearer";
@@ -11,7 +11,7 @@ import type { PlatformEnv, PlatformServices } from "./context";
 
 /** The `idp-token` cookie (401 on any failure), then the per-user rate limit. */
 export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformUser>("user", async (c) =>
-  authenticateUser(c, c.var.ctx.db, await c.var.ctx.platform.idp()),
+  authenticateUser(c, c.get("ctx").db, await c.get("ctx").platform.idp()),
 );
 
 /**
@@ -19,11 +19,11 @@ export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformU
  * id (403); then the per-agent rate limit.
  */
 export const agentAuth = createAuthMiddleware<PlatformServices, "agent", AuthenticatedAgent>("agent", (c) =>
-  authenticateAgent(c, c.var.ctx.db, { ownPath: true }),
+  authenticateAgent(c, c.get("ctx").db, { ownPath: true }),
 );
 
 /** `Authorization: Bearer <STATS_API_KEY>` (401 on any failure). */
 export const statsKeyAuth = createMiddleware<PlatformEnv>(async (c, next) => {
-  assertStatsKey(c, c.var.ctx.platform.statsApiKeys());
+  assertStatsKey(c, c.get("ctx").platform.statsApiKeys());
   await next();
 });

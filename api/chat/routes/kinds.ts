@@ -19,7 +19,7 @@ export function chatRoutes(tags: string[]) {
   return {
     /** No credential (the sign-in itself). */
     open: routeKind({ tags, middleware: [], responses: rateLimited }),
-    /** A wallet session token (`walletAuth`, `c.var.wallet`). */
+    /** A wallet session token (`walletAuth`, `c.get("wallet")`). */
     wallet: routeKind({ tags, ...session, middleware: [walletAuth] }),
     /** `wallet`, then `chainReady` (503 until the indexer's views exist). */
     walletIndexed: routeKind({

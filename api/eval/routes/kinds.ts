@@ -26,7 +26,7 @@ export function evalRoutes(tags: string[], bodyBytes: number = LIMITS.smallBodyB
   return {
     /** No API key: the capability is elsewhere (a signed URL). */
     open: routeKind({ tags, middleware: [], responses: {} }),
-    /** The API key (`c.var.account`). */
+    /** The API key (`c.get("account")`). */
     key: routeKind({ tags, middleware: [], security: API_KEY_SECURITY, responses: apiKeyErrors }),
     /** `key`, with a JSON body of at most `bodyBytes`. */
     keyJson: routeKind({

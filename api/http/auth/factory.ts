@@ -17,7 +17,7 @@ export type AuthEnv<C extends SurfaceContext, K extends string, P> = {
  * The one way to attach auth: a typed middleware, made once per kind of credential. It runs
  * `authenticate` (which throws 401/403 HttpErrors), sets the caller as `c.var[variable]` and the
  * request's `identity`, then charges that identity's rate-limit budget (`ctx.identityRateLimit`).
- * Handlers read the caller with `c.var[variable]` (`c.var.user`, `c.var.agent`, `c.var.wallet`, `c.var.account`).
+ * Handlers read the caller with `c.var[variable]` (`c.get("user")`, `c.get("agent")`, `c.get("wallet")`, `c.get("account")`).
  */
 export function createAuthMiddleware<C extends SurfaceContext, K extends string, P>(
   variable: K,
@@ -28,6 +28,6 @@ export function createAuthMiddleware<C extends SurfaceContext, K extends string,
     const context = c as unknown as Context<AppEnv>;
     context.set(variable as never, principal as never);
     context.set("identity", identity);
-    return c.var.ctx.identityRateLimit(context, next);
+    return c.get("ctx").identityRateLimit(context, next);
   });
 }

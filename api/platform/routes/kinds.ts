@@ -31,7 +31,7 @@ export function platformRoutes(tags: string[], unauthorized: ErrorResponse = com
     indexed: routeKind({ tags, middleware: [chainReady], responses: indexerNotReady }),
     /** The public reads (`/public/*`, the event stream, a wallet's claimable): `indexed`, and documents the per-IP 429. */
     public: routeKind({ tags, middleware: [chainReady], responses: { 429: commonErrors[429], ...indexerNotReady } }),
-    /** The `idp-token` cookie (`userAuth`, `c.var.user`). */
+    /** The `idp-token` cookie (`userAuth`, `c.get("user")`). */
     user: routeKind({ tags, middleware: [userAuth], security: IDP_COOKIE_SECURITY, responses: { 401: unauthorized } }),
     /** `user`, then `chainReady`. */
     userIndexed: routeKind({
@@ -40,7 +40,7 @@ export function platformRoutes(tags: string[], unauthorized: ErrorResponse = com
       security: IDP_COOKIE_SECURITY,
       responses: { 401: unauthorized, ...indexerNotReady },
     }),
-    /** The agent bearer credential for the path's own `agentId` (`agentAuth`, `c.var.agent`). */
+    /** The agent bearer credential for the path's own `agentId` (`agentAuth`, `c.get("agent")`). */
     agent: routeKind({ tags, middleware: [agentAuth], security: AGENT_BEARER_SECURITY, responses: agentErrors }),
     /** `agent`, then `chainReady`. */
     agentIndexed: routeKind({

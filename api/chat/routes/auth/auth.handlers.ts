@@ -26,7 +26,7 @@ export function signInMessage(serviceName: string, address: string, nonce: strin
 }
 
 export const issueNonce: ChatHandler<typeof routes.nonceRoute> = async (c) => {
-  const { ctx } = c.var;
+  const ctx = c.get("ctx");
   const { walletAddress } = c.req.valid("json");
   const wallet = walletAddress.toLowerCase();
   const now = ctx.now();
@@ -43,7 +43,7 @@ export const issueNonce: ChatHandler<typeof routes.nonceRoute> = async (c) => {
  * address, used (replay) or expired, and a signature that does not verify.
  */
 export const verify: ChatHandler<typeof routes.verifyRoute> = async (c) => {
-  const { ctx } = c.var;
+  const ctx = c.get("ctx");
   const body = c.req.valid("json");
   const wallet = body.walletAddress.toLowerCase();
   const now = ctx.now();

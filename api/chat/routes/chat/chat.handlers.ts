@@ -11,8 +11,8 @@ const HISTORY_FOR_ASSISTANT = 20;
 const sessionNotFound = () => notFound("Session not found");
 
 export const chat: ChatHandler<typeof routes.chatRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { wallet } = c.var;
+  const ctx = c.get("ctx");
+  const wallet = c.get("wallet");
   const { message, sessionId: requested } = c.req.valid("json");
   const receivedAt = ctx.now();
 
@@ -44,8 +44,8 @@ export const chat: ChatHandler<typeof routes.chatRoute> = async (c) => {
 };
 
 export const history: ChatHandler<typeof routes.historyRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { wallet } = c.var;
+  const ctx = c.get("ctx");
+  const wallet = c.get("wallet");
   const { sessionId } = c.req.valid("param");
   if (!isUuid(sessionId)) throw sessionNotFound();
   const session = await withDatabase(() => findLiveSession(ctx.db, sessionId.toLowerCase(), wallet, ctx.now()));

@@ -41,7 +41,7 @@ function epochsBody(scan: EmissionsScan) {
 }
 
 export const checkEmissions: ChatHandler<typeof routes.checkRoute> = async (c) => {
-  const { ctx } = c.var;
+  const ctx = c.get("ctx");
   const podId = parsePodId(c.req.valid("param").podId);
   const fromEpoch = parseFromEpoch(c.req.valid("query").fromEpoch);
   const chain = chainOf(ctx);
@@ -140,13 +140,14 @@ async function collectClaims({ chain, serverWallet, logger }: Claimer, sent: Has
  * every receipt is awaited before the lock is released, so a concurrent claim sees them settled.
  */
 export const claimEmissions: ChatHandler<typeof routes.claimRoute> = async (c) => {
-  const { ctx, wallet } = c.var;
+  const ctx = c.get("ctx");
+  const wallet = c.get("wallet");
   const podId = parsePodId(c.req.valid("param").podId);
   const fromEpoch = parseFromEpoch(c.req.valid("query").fromEpoch);
   const { chain, wallet: serverWallet } = serverWalletOf(ctx);
   const owner = await requireExistingPod(chain, podId);
   if (owner !== wallet) throw new HttpError(403, "Only the pod's owner may claim its emissions");
-  const claimer: Claimer = { chain, serverWallet, logger: c.var.logger };
+  const claimer: Claimer = { chain, serverWallet, logger: c.get("logger") };
 
   const result = await ctx.podLocks.withLock(podId, async () => {
     const scan = await scanPodEmissions(ctx.db, chain, podId, fromEpoch);

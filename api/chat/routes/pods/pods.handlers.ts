@@ -82,8 +82,8 @@ async function awaitMintedPodId(
  * recorded off-chain for the Platform API.
  */
 export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { wallet } = c.var;
+  const ctx = c.get("ctx");
+  const wallet = c.get("wallet");
   const body = c.req.valid("json");
   const url = parsePostUrl(body.tweetUrl);
   if (!url.ok) throw badRequest(`Invalid tweetUrl: ${url.reason}`);
@@ -100,11 +100,11 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
     const verdict = await ctx.slopChecker.check(post, { isDuplicate });
     if (!verdict.pass) throw badRequest(`Post failed the quality check: ${verdict.reason}`);
   }
-  const metadata = await generateMetadata(post, { title: body.title?.trim(), llm: ctx.llm, logger: c.var.logger });
+  const metadata = await generateMetadata(post, { title: body.title?.trim(), llm: ctx.llm, logger: c.get("logger") });
   const subnet = hinted ?? bestSubnetFor(`${metadata.title}\n${metadata.category}\n${post.text}`, subnets).subnet;
 
-  const txHash = await sendMint(chain, serverWallet, wallet, subnet.id, c.var.logger);
-  const podId = await awaitMintedPodId(chain, serverWallet, txHash, ctx.config.mintReceiptTimeoutMs, c.var.logger);
+  const txHash = await sendMint(chain, serverWallet, wallet, subnet.id, c.get("logger"));
+  const podId = await awaitMintedPodId(chain, serverWallet, txHash, ctx.config.mintReceiptTimeoutMs, c.get("logger"));
 
   try {
     await recordChatPod(ctx.db, {
@@ -121,7 +121,7 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
     });
   } catch (error) {
     // The pod exists on-chain and is the caller's either way; GET /pods shows it from the index.
-    c.var.logger.error({ err: error, txHash }, "minted pod could not be recorded off-chain");
+    c.get("logger").error({ err: error, txHash }, "minted pod could not be recorded off-chain");
   }
 
   return c.json(
@@ -141,10 +141,10 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
 
 /** The wallet's pods as indexed; `totalEmissions` is what owner claims have paid, in whole CORE. */
 export const listPods: ChatHandler<typeof routes.listPodsRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { wallet } = c.var;
+  const ctx = c.get("ctx");
+  const wallet = c.get("wallet");
   const rows = await walletPods(ctx.db, wallet);
-  backfillTokenIds(ctx.db, wallet, rows).catch((err: unknown) => c.var.logger.warn({ err }, "token id backfill failed"));
+  backfillTokenIds(ctx.db, wallet, rows).catch((err: unknown) => c.get("logger").warn({ err }, "token id backfill failed"));
   const pods = rows.map((row) => ({
     podId: Number(row.id),
     subnetId: row.subnetId.toString(),

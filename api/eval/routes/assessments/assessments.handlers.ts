@@ -4,8 +4,8 @@ import { insertAssessment } from "../../repositories/assessments";
 import type * as routes from "./assessments.routes";
 
 export const createAssessment: EvalAccountHandler<typeof routes.createAssessmentRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { account: accountId } = c.var;
+  const ctx = c.get("ctx");
+  const accountId = c.get("account");
   const { evalId } = c.req.valid("param");
   const row = await insertAssessment(ctx.db, { evalId, accountId, now: ctx.now(), body: c.req.valid("json") });
   return c.json(

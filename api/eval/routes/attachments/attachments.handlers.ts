@@ -5,8 +5,8 @@ import { insertUpload } from "../../repositories/attachments";
 import type * as routes from "./attachments.routes";
 
 export const requestUpload: EvalAccountHandler<typeof routes.requestUploadRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { account: accountId } = c.var;
+  const ctx = c.get("ctx");
+  const accountId = c.get("account");
   const { filename, contentType } = c.req.valid("json");
   const now = ctx.now();
   const key = newAttachmentKey();

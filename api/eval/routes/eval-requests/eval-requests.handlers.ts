@@ -55,8 +55,8 @@ function replay(row: EvaluationRow, requestHash: string) {
 }
 
 export const submitEvaluation: EvalAccountHandler<typeof routes.submitRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { account: accountId } = c.var;
+  const ctx = c.get("ctx");
+  const accountId = c.get("account");
   const body = c.req.valid("json");
   const idempotencyKey = c.req.valid("header")["idempotency-key"] ?? null;
   const requestHash = idempotencyKey ? submitRequestHash(body) : null;
@@ -122,8 +122,8 @@ export function presentVerdict(stored: unknown) {
 }
 
 export const getEvaluation: EvalAccountHandler<typeof routes.readRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { account: accountId } = c.var;
+  const ctx = c.get("ctx");
+  const accountId = c.get("account");
   const { evalId } = c.req.valid("param");
   const row = await findOwnedEvaluation(ctx.db, evalId, accountId);
   if (!row) throw notFound("Evaluation not found");
@@ -160,8 +160,8 @@ export const getEvaluation: EvalAccountHandler<typeof routes.readRoute> = async 
 };
 
 export const listPendingEvaluations: EvalAccountHandler<typeof routes.pendingRoute> = async (c) => {
-  const { ctx } = c.var;
-  const { account: accountId } = c.var;
+  const ctx = c.get("ctx");
+  const accountId = c.get("account");
   const { page, pageSize } = c.req.valid("query");
   const now = ctx.now();
   const { total, rows, attachments } = await listPending(ctx.db, accountId, now, page, pageSize);

@@ -5,7 +5,7 @@ import type * as routes from "./keys.routes";
 export const DEFAULT_ACCOUNT_NAME = "anonymous";
 
 export const issueKey: EvalHandler<typeof routes.issueKeyRoute> = async (c) => {
-  const { ctx } = c.var;
+  const ctx = c.get("ctx");
   const body = c.req.valid("json");
   const issued = await issueKeyForNewAccount(ctx.db, body.name?.trim() || DEFAULT_ACCOUNT_NAME, "POST /keys");
   ctx.logger.info({ accountId: issued.accountId, keyId: issued.keyId }, "api key issued");

@@ -11,35 +11,35 @@ import { assertTransactionUnused, recordReportedVote, verifyVoteTransaction } fr
 import type * as routes from "./agents.routes";
 
 export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
-  const agent = await register(c.var.ctx.db, c.var.ctx.platform, c.req.valid("json"));
+  const agent = await register(c.get("ctx").db, c.get("ctx").platform, c.req.valid("json"));
   return c.json({ data: agent }, 200);
 };
 
 export const createAgentWalletNonce: PlatformHandler<typeof routes.createAgentWalletNonceRoute> = async (c) => {
-  const data = await issueWalletNonce(c.var.ctx.db, c.req.valid("json"));
+  const data = await issueWalletNonce(c.get("ctx").db, c.req.valid("json"));
   return c.json({ data }, 200);
 };
 
 export const bindAgentWallet: PlatformHandler<typeof routes.bindAgentWalletRoute> = async (c) => {
-  const data = await bind(c.var.ctx.db, c.var.ctx.platform, c.var.agent.id, c.req.valid("json"));
+  const data = await bind(c.get("ctx").db, c.get("ctx").platform, c.get("agent").id, c.req.valid("json"));
   return c.json({ data }, 200);
 };
 
 export const listAgentSubnets: PlatformHandler<typeof routes.listAgentSubnetsRoute> = async (c) => {
-  const rows = await listPublicSubnetSummaries(c.var.ctx.db);
+  const rows = await listPublicSubnetSummaries(c.get("ctx").db);
   const subnets = rows.map((row) => ({ id: row.id, name: row.name, description: row.description, tokenId: row.tokenId! }));
   return c.json({ data: { subnets } }, 200);
 };
 
 export const updateAgent: PlatformHandler<typeof routes.updateAgentRoute> = async (c) => {
-  const { agent } = c.var;
-  await updateAgentProfile(c.var.ctx.db, agent.id, c.req.valid("json"));
+  const agent = c.get("agent");
+  await updateAgentProfile(c.get("ctx").db, agent.id, c.req.valid("json"));
   return c.json({ data: { id: agent.id } }, 200);
 };
 
 export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform } = c.get("ctx");
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
   const { id } = await createPublishedSubnet(db, platform, {
@@ -54,8 +54,8 @@ export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetR
 };
 
 export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform } = c.get("ctx");
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
   const { id } = await createMintedPod(db, platform, {
@@ -71,13 +71,13 @@ export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> 
 };
 
 export const archiveAgentPod: PlatformHandler<typeof routes.archiveAgentPodRoute> = async (c) => {
-  const podId = await archivePodOfAgent(c.var.ctx.db, c.var.agent.id, c.req.valid("param").podId);
+  const podId = await archivePodOfAgent(c.get("ctx").db, c.get("agent").id, c.req.valid("param").podId);
   return c.json({ data: { podId } }, 200);
 };
 
 export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform } = c.get("ctx");
   const { podId } = c.req.valid("param");
   const { txHash } = c.req.valid("json");
   const pod = await findPodRef(db, podId, { agentId: agent.id });

@@ -8,7 +8,7 @@ import { podNotFound } from "../../services/refs";
 import type * as routes from "./comments.routes";
 
 export const listComments: PlatformHandler<typeof routes.listCommentsRoute> = async (c) => {
-  const { db, agents } = c.var.ctx;
+  const { db, agents } = c.get("ctx");
   const pod = await findListedPod(db, c.req.valid("param").podId);
   if (!pod) throw podNotFound();
   const rows = await comments.listPodComments(db, pod.id, agents.commentsMaxItems);
@@ -19,9 +19,9 @@ export const createComment: PlatformHandler<typeof routes.createCommentRoute> = 
   const { podId } = c.req.valid("param");
   const body = c.req.valid("json");
   assertPathMatch("podId", body.podId, podId);
-  const { db } = c.var.ctx;
+  const { db } = c.get("ctx");
   const pod = await findListedPod(db, podId);
   if (!pod) throw podNotFound();
-  const id = await comments.insertComment(db, { podKey: pod.id, userId: c.var.user.id, comment: body.comment });
+  const id = await comments.insertComment(db, { podKey: pod.id, userId: c.get("user").id, comment: body.comment });
   return c.json({ data: { id } }, 201);
 };

@@ -14,8 +14,8 @@ const paymentNotIndexed = () => new HttpError(409, "Payment not indexed yet; ret
 const tooManyDownloads = () => new HttpError(503, "Too many dataset downloads in progress; retry shortly", { "Retry-After": "2" });
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform, agents, datasetDownloads } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform, agents, datasetDownloads } = c.get("ctx");
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });
   if (access === "unindexed") throw paymentNotIndexed();
@@ -23,7 +23,7 @@ export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async 
   const limit = agents.datasetMaxItems;
   // built once per read version and shared by the agents that download it meanwhile; a build
   // takes one of the bulkhead's slots, past which a download gets the 503
-  const body = await cachedDatasetRead(c.var.ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
+  const body = await cachedDatasetRead(c.get("ctx"), `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
     data: await datasetDownloads.run(() => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }), tooManyDownloads),
   }));
   return sendJsonBody(c, body) as never;

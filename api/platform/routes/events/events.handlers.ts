@@ -9,7 +9,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
   const { datanet, pod, wallet, lastEventId } = c.req.valid("query");
   const resume = parseResume(c.req.header("last-event-id") || lastEventId);
   if (!resume) throw badRequest("Last-Event-ID must be 0 or an event id such as 212-1-3b1d6b0e6e1f44a2");
-  const { ctx } = c.var;
+  const ctx = c.get("ctx");
   const release = ctx.eventStreams.acquire();
   if (!release) throw new HttpError(503, "Too many event streams; retry later", { "Retry-After": "5" });
   const config = ctx.platform.config.events;
@@ -47,7 +47,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
         pollIntervalMs: config.pollIntervalMs,
         keepAliveMs: config.keepAliveMs,
         signal,
-        logger: c.var.logger,
+        logger: c.get("logger"),
         write: (message) =>
           "comment" in message
             ? stream.write(`: ${message.comment}\n\n`).then(() => undefined)

@@ -38,8 +38,8 @@ const voteNotIndexed = () =>
 export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const { user } = c.var;
-  const { db, pool, viewsSchema } = c.var.ctx;
+  const user = c.get("user");
+  const { db, pool, viewsSchema } = c.get("ctx");
   assertPathMatch("podId", body.podId, id);
   const wallet = requireWallet(user);
   const votes = parseAmount("votes", body.votes);
@@ -49,7 +49,7 @@ export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> 
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
 
-  await assertChainReady(pool, viewsSchema, c.var.logger);
+  await assertChainReady(pool, viewsSchema, c.get("logger"));
   const direction = { voter: wallet, podTokenId, epoch: body.epoch, upVote: body.upVote };
   // a reported vote the indexer does not have (yet, or any more after a reorg) backs nothing: retry later
   if (await hasUnindexedReportedVote(db, direction)) throw voteNotIndexed();

@@ -5,6 +5,6 @@ import * as locks from "../../repositories/locks";
 import type * as routes from "./locks.routes";
 
 export const listLocks: PlatformHandler<typeof routes.listLocksRoute> = async (c) => {
-  const rows = await locks.listOwnedLocks(c.var.ctx.db, c.req.valid("param").address);
+  const rows = await locks.listOwnedLocks(c.get("ctx").db, c.req.valid("param").address);
   return c.json({ data: { locks: rows.map(presentLock) } }, 200);
 };

@@ -11,8 +11,8 @@ import type * as routes from "./stakes.routes";
 /** The txHash must be a `boost` by the caller's wallet of exactly `amount` on the subnet. */
 export const boost: PlatformHandler<typeof routes.boostRoute> = async (c) => {
   const body = c.req.valid("json");
-  const { user } = c.var;
-  const { db, platform } = c.var.ctx;
+  const user = c.get("user");
+  const { db, platform } = c.get("ctx");
   const wallet = requireWallet(user);
   const amount = parseTokenAmount(body.amount);
   if (amount === undefined || amount === 0n) throw badRequest("amount: must be a positive decimal string");

@@ -7,7 +7,7 @@ import { createOrder as create, presentOrder, presentPackage, refreshCreatedOrde
 import type * as routes from "./subscriptions.routes";
 
 export const listPackages: PlatformHandler<typeof routes.listPackagesRoute> = async (c) => {
-  const { db, platform, agents } = c.var.ctx;
+  const { db, platform, agents } = c.get("ctx");
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const { contracts } = platform.chain().protocol;
   const accessFeeCORE = subnet.chainAccessFeeCORE ?? 0n;
@@ -16,8 +16,8 @@ export const listPackages: PlatformHandler<typeof routes.listPackagesRoute> = as
 };
 
 export const createOrder: PlatformHandler<typeof routes.createOrderRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform, agents } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform, agents } = c.get("ctx");
   const { subnetId, packageId } = c.req.valid("param");
   const { txHash } = c.req.valid("json");
   const subnet = await requirePublicSubnet(db, subnetId);
@@ -33,8 +33,8 @@ export const createOrder: PlatformHandler<typeof routes.createOrderRoute> = asyn
 };
 
 export const listOrders: PlatformHandler<typeof routes.listOrdersRoute> = async (c) => {
-  const { agent } = c.var;
-  const { db, platform, agents } = c.var.ctx;
+  const agent = c.get("agent");
+  const { db, platform, agents } = c.get("ctx");
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const orders = await refreshCreatedOrders(db, platform, agents, { agent, subnetDraftId: subnet.id });
   return c.json({ data: { orders: orders.map(presentOrder) } }, 200);

@@ -17,7 +17,7 @@ import type * as routes from "./votes.routes";
  */
 export const listPublicPodVotes: PlatformHandler<typeof routes.publicPodVotesRoute> = async (c) => {
   const { podId, epoch } = c.req.valid("param");
-  const { db, agents } = c.var.ctx;
+  const { db, agents } = c.get("ctx");
   const pod = await findPodRef(db, podId);
   if (!pod || pod.tokenId === null) throw podNotFound();
   const listed = pod.draftId !== null ? Boolean(await findListedPod(db, pod.draftId)) : await indexedPodExists(db, pod.tokenId);
@@ -29,8 +29,8 @@ export const listPublicPodVotes: PlatformHandler<typeof routes.publicPodVotesRou
 export const reportVote: PlatformHandler<typeof routes.reportVoteRoute> = async (c) => {
   const { podId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const { user } = c.var;
-  const { db, platform } = c.var.ctx;
+  const user = c.get("user");
+  const { db, platform } = c.get("ctx");
   assertPathMatch("podId", body.podId, podId);
   const wallet = requireWallet(user);
   const amount = parseTokenAmount(body.votes);

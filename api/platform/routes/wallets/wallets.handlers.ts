@@ -5,7 +5,7 @@ import { walletClaimable } from "../../services/claimable";
 import type * as routes from "./wallets.routes";
 
 export const getWalletClaimable: PlatformHandler<typeof routes.getWalletClaimableRoute> = async (c) => {
-  const { db, viewsSchema } = c.var.ctx;
+  const { db, viewsSchema } = c.get("ctx");
   const result = await walletClaimable(db, viewsSchema, c.req.valid("param").address);
   return c.json({ data: presentWalletClaimable(result) }, 200);
 };
