@@ -7,6 +7,7 @@ import type { ChatContext } from "./context";
  * `Authorization: Bearer <SESSION_TOKEN>` (spec §5): a missing, malformed, unknown or expired token
  * is 401; sets the `wallet` variable (lower case), then charges the wallet's rate-limit budget.
  */
-export const walletAuth = createAuthMiddleware<ChatContext, "wallet", WalletAddress>("wallet", (c) =>
-  authenticateWallet(c, c.get("ctx").db, c.get("ctx").now()),
-);
+export const walletAuth = createAuthMiddleware<ChatContext, "wallet", WalletAddress>("wallet", (c) => {
+  const ctx = c.get("ctx");
+  return authenticateWallet(c, ctx.db, ctx.now());
+});

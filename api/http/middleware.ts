@@ -16,7 +16,8 @@ export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHand
 
 /** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
 export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
-  await assertChainReady(c.get("ctx").pool, c.get("ctx").viewsSchema, c.get("logger"));
+  const { pool, viewsSchema } = c.get("ctx");
+  await assertChainReady(pool, viewsSchema, c.get("logger"));
   await next();
 });
 

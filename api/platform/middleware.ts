@@ -10,9 +10,10 @@ import { assertStatsKey } from "../http/auth/stats-key";
 import type { PlatformEnv, PlatformServices } from "./context";
 
 /** The `idp-token` cookie (401 on any failure), then the per-user rate limit. */
-export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformUser>("user", async (c) =>
-  authenticateUser(c, c.get("ctx").db, await c.get("ctx").platform.idp()),
-);
+export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformUser>("user", async (c) => {
+  const { db, platform } = c.get("ctx");
+  return authenticateUser(c, db, await platform.idp());
+});
 
 /**
  * The agent bearer credential (401 on any failure); the path's `agentId` must be the caller's own

@@ -1,17 +1,15 @@
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { writeDeployment, type Deployment } from "../../chain/deployments";
 import { startIndexer, type Indexer } from "../../ops/indexer";
+import { tempDirRemovedAtExit } from "../../ops/temp-dir";
 
 /**
  * Writes the deployment to a temp file and starts the indexer on it (views in `chain`); output to
  * a log file. Its `stop()` also removes that temp directory.
  */
 export async function startChatIndexer(deployment: Deployment, databaseUrl: string, schema: string): Promise<Indexer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-indexer-"));
-  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
-  const deploymentsFile = path.join(dir, "deployments.json");
+  const dir = tempDirRemovedAtExit("chat-indexer-");
+  const deploymentsFile = path.join(dir.path, "deployments.json");
   writeDeployment(deployment, deploymentsFile);
   let indexer: Indexer;
   try {
@@ -19,10 +17,10 @@ export async function startChatIndexer(deployment: Deployment, databaseUrl: stri
       databaseUrl,
       schema,
       deploymentsFile,
-      ...(process.env.INDEXER_TEST_LOGS === "1" ? { logPrefix: `[${schema}] ` } : { logFile: path.join(dir, "indexer.log") }),
+      ...(process.env.INDEXER_TEST_LOGS === "1" ? { logPrefix: `[${schema}] ` } : { logFile: path.join(dir.path, "indexer.log") }),
     });
   } catch (error) {
-    removeDir();
+    dir.remove();
     throw error;
   }
   const stop = indexer.stop;
@@ -30,7 +28,7 @@ export async function startChatIndexer(deployment: Deployment, databaseUrl: stri
     try {
       await stop();
     } finally {
-      removeDir();
+      dir.remove();
     }
   };
   return indexer;

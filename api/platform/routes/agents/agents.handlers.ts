@@ -11,7 +11,8 @@ import { assertTransactionUnused, recordReportedVote, verifyVoteTransaction } fr
 import type * as routes from "./agents.routes";
 
 export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
-  const agent = await register(c.get("ctx").db, c.get("ctx").platform, c.req.valid("json"));
+  const { db, platform } = c.get("ctx");
+  const agent = await register(db, platform, c.req.valid("json"));
   return c.json({ data: agent }, 200);
 };
 
@@ -21,7 +22,8 @@ export const createAgentWalletNonce: PlatformHandler<typeof routes.createAgentWa
 };
 
 export const bindAgentWallet: PlatformHandler<typeof routes.bindAgentWalletRoute> = async (c) => {
-  const data = await bind(c.get("ctx").db, c.get("ctx").platform, c.get("agent").id, c.req.valid("json"));
+  const { db, platform } = c.get("ctx");
+  const data = await bind(db, platform, c.get("agent").id, c.req.valid("json"));
   return c.json({ data }, 200);
 };
 

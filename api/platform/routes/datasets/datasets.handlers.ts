@@ -15,7 +15,8 @@ const tooManyDownloads = () => new HttpError(503, "Too many dataset downloads in
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
   const agent = c.get("agent");
-  const { db, platform, agents, datasetDownloads } = c.get("ctx");
+  const ctx = c.get("ctx");
+  const { db, platform, agents, datasetDownloads } = ctx;
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });
   if (access === "unindexed") throw paymentNotIndexed();
@@ -23,7 +24,7 @@ export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async 
   const limit = agents.datasetMaxItems;
   // built once per read version and shared by the agents that download it meanwhile; a build
   // takes one of the bulkhead's slots, past which a download gets the 503
-  const body = await cachedDatasetRead(c.get("ctx"), `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
+  const body = await cachedDatasetRead(ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
     data: await datasetDownloads.run(() => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }), tooManyDownloads),
   }));
   return sendJsonBody(c, body) as never;
