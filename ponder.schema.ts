@@ -540,6 +540,8 @@ export const eventLog = onchainTable(
   }),
   (table) => ({
     eventLogOrderIdx: index("event_log_order_idx").on(table.blockNumber, table.logIndex),
+    // the API's listed-pod index reads the pod events since its last refresh (api/platform/repositories/listed-pods.ts)
+    eventLogKindIdx: index("event_log_kind_idx").on(table.kind, table.blockNumber),
   }),
 );
 

@@ -8,6 +8,7 @@
  */
 import pg from "pg";
 import { sha256Hex } from "../../api/lib/crypto";
+import { eventLogId } from "../../src/lib/event-log";
 
 /** Columns of `schema.table` with their SQL types. */
 async function columns(client: pg.Client, schema: string, table: string) {
@@ -173,11 +174,18 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
       timestamp: "1700000000 + g",
     });
     if (p0 === 0) await subscribedAgent(client, s);
-    // what the indexer's PodMinted handler keeps: the last event that changed the listed set
+    // what the indexer's PodMinted handler keeps: the last event that changed the listed set, and
+    // that event in the event log (the API's listed-pods.ts checks it is still indexed)
+    const lastBlockHash = `0x${p1.toString(16).padStart(64, "0")}`;
     await client.query(
       `INSERT INTO "${s}".pod_list_change (id, last_change, block_number) VALUES (1, $1, $2)
        ON CONFLICT (id) DO UPDATE SET last_change = excluded.last_change, block_number = excluded.block_number`,
-      [`generated:${p1}`, String(p1)],
+      [`${lastBlockHash}:0`, String(p1)],
+    );
+    await client.query(
+      `INSERT INTO "${s}".event_log (id, block_number, log_index, block_hash, tx_hash, timestamp, kind, data)
+       VALUES ($1, $2, 0, $3, $3, 0, 'pod_minted', $4)`,
+      [eventLogId(BigInt(p1), 0, lastBlockHash), p1, lastBlockHash, JSON.stringify({ podId: String(p1) })],
     );
     await client.query("COMMIT");
     return { pods: p1, votes: p1 * VOTES_PER_POD, datanets: d1, users: u1 };

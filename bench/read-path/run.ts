@@ -35,7 +35,7 @@ import { CONNECTIONS, fmt, load, measureRoutes, printTable, startReferenceServer
 import { ROUTE_PATHS } from "./routes";
 import { assertWrkInstalled } from "./wrk";
 
-const PONDER_SCHEMA = "bench_read";
+export const PONDER_SCHEMA = "bench_read";
 const MIX_CONNECTIONS = 200;
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;

@@ -7,10 +7,15 @@
  *   BENCH_UNCACHED_N=30   requests per route
  *   BENCH_UNCACHED_COMMENT=1  a comment is stored before each request (an off-chain write that
  *                         leaves the pod list's stamp as it is: its totals and boundaries stay cached)
+ *   BENCH_UNCACHED_CHANGE=ban|mint  a change of the listed set before each request, so each one
+ *                         finds a new stamp: `ban` bans or unbans a listed pod's draft (off chain),
+ *                         `mint` adds an indexed pod with its event, as the indexer would (on chain)
  */
 import path from "node:path";
 import pg from "pg";
 import { startBenchApi } from "./api";
+import { eventLogId } from "../../src/lib/event-log";
+import { PONDER_SCHEMA } from "./run";
 import { ROUTE_PATHS, routeHeaders } from "./routes";
 
 const databaseUrl = process.env.BENCH_DB!;
@@ -28,6 +33,42 @@ const comment = () =>
   writer?.query(
     `INSERT INTO offchain.comments (pod_id, user_id, comment) SELECT '5', id, 'bench' FROM offchain.users WHERE idp_subject = 'bench-user-2'`,
   );
+const change = process.env.BENCH_UNCACHED_CHANGE;
+const changer = change ? new pg.Client({ connectionString: databaseUrl }) : undefined;
+await changer?.connect();
+let changes = 0;
+/** One change of the listed set (see BENCH_UNCACHED_CHANGE), committed before the request. */
+async function changeListedSet() {
+  if (!changer) return;
+  changes++;
+  if (change === "ban") {
+    await changer.query("UPDATE offchain.pod_drafts SET banned = NOT banned WHERE token_id = 5");
+    return;
+  }
+  // a mint as the indexer writes it: the pod, its event and the list's change marker (Ponder's
+  // reorg triggers off, as in run.ts's block producer)
+  const schema = `"${PONDER_SCHEMA}"`;
+  const blockNumber = 10_000_000 + changes;
+  const blockHash = `0x${blockNumber.toString(16).padStart(64, "0")}`;
+  await changer.query("BEGIN");
+  await changer.query("SET LOCAL session_replication_role = replica");
+  await changer.query(`CREATE TEMP TABLE new_pod ON COMMIT DROP AS SELECT * FROM ${schema}.pod WHERE id = 1`);
+  const { rows } = await changer.query<{ id: string }>(
+    `UPDATE new_pod SET id = (SELECT max(id) + 1 FROM ${schema}.pod), mint_tx_hash = $1 RETURNING id::text`,
+    [blockHash],
+  );
+  await changer.query(`INSERT INTO ${schema}.pod SELECT * FROM new_pod`);
+  await changer.query(
+    `INSERT INTO ${schema}.event_log (id, block_number, log_index, block_hash, tx_hash, timestamp, kind, data)
+     VALUES ($1, $2, 0, $3, $3, 0, 'pod_minted', $4)`,
+    [eventLogId(BigInt(blockNumber), 0, blockHash), blockNumber, blockHash, JSON.stringify({ podId: rows[0]!.id })],
+  );
+  await changer.query(`UPDATE ${schema}.pod_list_change SET last_change = $1, block_number = $2 WHERE id = 1`, [
+    `${blockHash}:0`,
+    blockNumber,
+  ]);
+  await changer.query("COMMIT");
+}
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 console.log("| route | first ms | median ms | p90 ms | status |");
 console.log("|---|---:|---:|---:|---|");
@@ -39,6 +80,7 @@ for (const route of ROUTE_PATHS) {
   let status = 0;
   for (let i = 0; i < n; i++) {
     await comment();
+    await changeListedSet();
     const t = performance.now();
     const res = await fetch(`${api.urls.platform}${p}`, { headers });
     await res.arrayBuffer();
@@ -53,5 +95,6 @@ for (const route of ROUTE_PATHS) {
   );
 }
 await writer?.end();
+await changer?.end();
 await api.close();
 process.exit(0);

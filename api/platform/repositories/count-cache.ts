@@ -37,6 +37,11 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
   stopMetricsWatcher = watchCountCache((_key, hit) => listener(hit));
 }
 
+/** The stamp as an SQL expression (listed-pods.ts reads it in its refresh's snapshot). */
+export const listStampSql = sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
+  || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
+  || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text`;
+
 /**
  * The stamp of the listed set now (see above); undefined while the indexer's views lack
  * `pod_list_change` (an API already deployed while the indexer still reindexes into the schema
@@ -44,11 +49,7 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
  */
 export async function listStamp(db: Executor): Promise<string | undefined> {
   try {
-    const result = await db.execute<{ stamp: string | null }>(
-      sql`SELECT coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
-        || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
-        || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text AS stamp`,
-    );
+    const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${listStampSql} AS stamp`);
     return result.rows[0]?.stamp ?? undefined;
   } catch (error) {
     if (postgresErrorCode(error) === UNDEFINED_TABLE) return undefined;

@@ -3,6 +3,7 @@ import { and, count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-
 import { chain } from "../../db/chain";
 import { subnetDrafts, users } from "../../db/offchain";
 import { cachedAtStamp, listStamp } from "./count-cache";
+import { listedPodsNow, podFilterOf } from "./listed-pods";
 import { validInEpoch } from "./pods";
 import { isTokenIdRef, isUuid, subnetJoin, type Executor } from "./subnets";
 
@@ -48,12 +49,14 @@ export async function latestIndexedBlockTime(db: Executor, viewsSchema: string):
 }
 
 /**
- * Indexed pods (minted, whatever their listing). A count of every pod, so computed once per stamp
- * of the listed set (count-cache.ts: it changes with every mint, reorg and listing write), not
- * on each response-cache miss (every indexed block).
+ * Indexed pods (minted, whatever their listing): the size of the pods kept in memory
+ * (listed-pods.ts), else a count once per stamp of the listed set (count-cache.ts).
  */
 export async function totalPods(db: Executor): Promise<number> {
-  return cachedAtStamp(await listStamp(db), "stats\ntotalPods", async () => {
+  const stamp = await listStamp(db);
+  const pods = await listedPodsNow(db, stamp);
+  if (pods) return pods.table.podCount;
+  return cachedAtStamp(stamp, "stats\ntotalPods", async () => {
     const [row] = await db.select({ total: count() }).from(chain.pod);
     return row?.total ?? 0;
   });
@@ -136,9 +139,14 @@ export async function publishedSubnetWithChain(db: Executor, ref: string) {
   return row;
 }
 
-/** Pods of a datanet valid in `epoch`: a count, once per stamp of the listed set (like totalPods). */
+/** Pods of a datanet valid in `epoch`: a scan of the pods kept in memory, once per stamp of the listed set (like totalPods). */
 export async function activePodCount(db: Executor, subnetTokenId: bigint, epoch: bigint): Promise<number> {
-  return cachedAtStamp(await listStamp(db), `stats\nactivePods\n${subnetTokenId}\n${epoch}`, async () => {
+  const key = `stats\nactivePods\n${subnetTokenId}\n${epoch}`;
+  const filter = podFilterOf(subnetTokenId, epoch);
+  const stamp = await listStamp(db);
+  const pods = filter && (await listedPodsNow(db, stamp));
+  if (pods) return cachedAtStamp(pods.stamp, key, async () => pods.table.count(filter!, false));
+  return cachedAtStamp(stamp, key, async () => {
     const [row] = await db
       .select({ total: count() })
       .from(chain.pod)

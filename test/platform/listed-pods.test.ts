@@ -1,0 +1,286 @@
+/**
+ * The pods kept in memory for the list's totals and deep pages (api/platform/repositories/
+ * listed-pods.ts, pod-table.ts) agree with SQL over the tables after every kind of change, are
+ * brought up to date from the changes alone, and are read again whole after a reorg took back
+ * the last change they had seen.
+ */
+import { createTestClient, http, type Account, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reconcileOnce } from "../../api/reorgs/reconciler";
+import { watchListedPodRefreshes, type ListedPodsRefresh } from "../../api/platform/repositories/listed-pods";
+import { PodTable, type PodEntry, type PodFilter } from "../../api/platform/repositories/pod-table";
+import { roleAccount } from "../../devnet/accounts";
+import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
+
+describe("PodTable", () => {
+  /** Deterministic pseudo-random integers (a linear congruential generator). */
+  function random(seed: number) {
+    let state = seed;
+    return (below: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % below;
+    };
+  }
+
+  const passes = (entry: PodEntry, filter: PodFilter) =>
+    (filter.subnetId === undefined || entry.subnetId === filter.subnetId) &&
+    (filter.epoch === undefined ||
+      (entry.mintEpoch <= filter.epoch &&
+        entry.validityEpoch >= filter.epoch &&
+        (Number.isNaN(entry.invalidFromEpoch) || entry.invalidFromEpoch > filter.epoch)));
+
+  it("counts and finds page boundaries like a scan of its entries, through inserts, updates and removals", () => {
+    const next = random(7);
+    const table = new PodTable();
+    const entries = new Map<number, PodEntry>();
+    const filters: PodFilter[] = [{}, { subnetId: 1 }, { epoch: 3 }, { subnetId: 2, epoch: 5 }, { epoch: 0 }];
+    for (let step = 0; step < 3_000; step++) {
+      // mostly new pods at the top, as on chain; some in the middle, some changed, some removed
+      const id = next(10) < 6 ? Math.max(0, ...entries.keys()) + 1 : next(400) + 1;
+      if (next(10) < 2) {
+        table.remove(id);
+        entries.delete(id);
+      } else {
+        const mintEpoch = next(6);
+        const entry: PodEntry = {
+          id,
+          subnetId: next(3),
+          mintEpoch,
+          validityEpoch: mintEpoch + next(5),
+          invalidFromEpoch: next(4) === 0 ? mintEpoch + next(3) : Number.NaN,
+          listed: next(5) !== 0,
+        };
+        table.upsert(entry);
+        entries.set(id, entry);
+      }
+      if (step % 100 !== 0) continue;
+      const all = [...entries.values()];
+      expect(table.podCount).toBe(all.length);
+      expect(table.listedCount).toBe(all.filter((e) => e.listed).length);
+      for (const filter of filters) {
+        expect(table.count(filter, false)).toBe(all.filter((e) => passes(e, filter)).length);
+        const listed = all
+          .filter((e) => e.listed && passes(e, filter))
+          .map((e) => e.id)
+          .sort((a, b) => b - a);
+        expect(table.count(filter, true)).toBe(listed.length);
+        for (const offset of [0, 1, 7, listed.length - 1, listed.length, listed.length + 3]) {
+          if (offset < 0) continue;
+          expect(table.listedIdAt(filter, offset)).toBe(listed[offset] ?? null);
+        }
+      }
+    }
+  });
+});
+
+describe("the listed pods kept by the Platform API", () => {
+  const h = usePlatformHarness({ indexer: true });
+  const curatorA = roleAccount("curatorA");
+  const curatorB = roleAccount("curatorB");
+  let owner: Session;
+  let publisher: Session;
+  let research: { id: string; tokenId: bigint };
+  let datasets: { id: string; tokenId: bigint };
+  const refreshes: ListedPodsRefresh[] = [];
+  let stopWatching: () => void;
+
+  const anvil = () => createTestClient({ mode: "anvil", transport: http(h().devnet.chain.rpcUrl) });
+
+  async function publishDatanet(name: string) {
+    const p = h().devnet.protocol;
+    const created = await owner.post(
+      `${BASE}/me/subnets`,
+      subnetDraftBody({ subnetName: name }, p.address("DemoToken")),
+    );
+    const { id } = (await json(created)).data;
+    const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
+    const { transactionHash } = await h().write(curatorA, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
+    expect(
+      (await owner.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash })).status,
+    ).toBe(200);
+    return { id, tokenId };
+  }
+
+  /** A pod minted by curatorB and linked to its draft; `link: false` leaves the draft unlinked. */
+  async function mintedPod(name: string, subnet = research, { link = true } = {}) {
+    const p = h().devnet.protocol;
+    const response = await publisher.post(`${BASE}/me/pods`, podDraftBody(subnet.id, { podName: name }));
+    expect(response.status).toBe(201);
+    const id = (await json(response)).data.id as string;
+    const tokenId = await p.read<bigint>("PodManager", "nextPodId");
+    const { transactionHash } = await h().write(curatorB, "PodManager", "mintPodWithCORE", [
+      curatorB.address,
+      subnet.tokenId,
+    ]);
+    if (link)
+      expect((await publisher.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash: transactionHash })).status).toBe(
+        200,
+      );
+    return { id, tokenId, txHash: transactionHash };
+  }
+
+  /** The listed pods by SQL over the tables, newest first. */
+  async function listedBySql(filter: { subnet?: bigint; epoch?: bigint }): Promise<string[]> {
+    const { rows } = await h().store.pool.query<{ id: string }>(
+      `SELECT p.id::text AS id FROM offchain.pod_drafts d JOIN chain.pod p ON p.id = d.token_id AND p.mint_tx_hash = d.mint_tx_hash
+        WHERE NOT d.banned AND d.archived_at IS NULL
+          AND ($1::numeric IS NULL OR p.subnet_id = $1)
+          AND ($2::numeric IS NULL OR (p.mint_epoch <= $2 AND p.validity_epoch >= $2 AND (p.invalid_from_epoch IS NULL OR p.invalid_from_epoch > $2)))
+        ORDER BY p.id DESC`,
+      [filter.subnet?.toString() ?? null, filter.epoch?.toString() ?? null],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Every filter's total and its second page of one (a boundary) from the API equal SQL's; and the stats. */
+  async function expectAgreement(step: string) {
+    const epoch = BigInt(await h().devnet.protocol.currentEpoch());
+    const cases = [
+      { query: "", filter: {} },
+      { query: `filters[subnet]=${research.id}&`, filter: { subnet: research.tokenId } },
+      { query: `filters[subnet]=${datasets.id}&`, filter: { subnet: datasets.tokenId } },
+      { query: `filters[currentEpoch]=${epoch}&`, filter: { epoch } },
+      {
+        query: `filters[subnet]=${research.id}&filters[currentEpoch]=${epoch}&`,
+        filter: { subnet: research.tokenId, epoch },
+      },
+    ];
+    for (const { query, filter } of cases) {
+      const expected = await listedBySql(filter);
+      const body = await json(await h().request(`${BASE}/public/pods?${query}page=2&limit=1`));
+      expect(body.data.pagination.total, `${step}: total of ${query || "all"}`).toBe(expected.length);
+      const second = (body.data.pods as Array<{ tokenId: string }>).map((pod) => String(pod.tokenId));
+      expect(second, `${step}: page 2 of ${query || "all"}`).toEqual(expected.slice(1, 2));
+    }
+    const stats = await json(await h().request(`${BASE}/stats`));
+    const { rows } = await h().store.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chain.pod");
+    expect(stats.data.totalPods, `${step}: stats totalPods`).toBe(rows[0]!.n);
+  }
+
+  /** The refreshes `work` caused. */
+  async function refreshesOf(work: () => Promise<void>): Promise<ListedPodsRefresh[]> {
+    const from = refreshes.length;
+    await work();
+    return refreshes.slice(from);
+  }
+
+  beforeAll(async () => {
+    stopWatching = watchListedPodRefreshes((refresh) => refreshes.push(refresh));
+    owner = await h().signIn("owner", curatorA, "Olivia");
+    publisher = await h().signIn("publisher", curatorB, "Paul");
+    for (const account of [curatorA, curatorB] as Account[]) await h().fund(account);
+    research = await publishDatanet("Research");
+    datasets = await publishDatanet("Datasets");
+    for (let i = 0; i < 3; i++) await mintedPod(`Research ${i}`);
+    await mintedPod("Datasets 0", datasets);
+    await h().caughtUp();
+  });
+
+  afterAll(() => stopWatching?.());
+
+  it("agree with SQL after mints, links, bans, archives, republishes, invalidations and deletes, reading only what changed", async () => {
+    await expectAgreement("start");
+    const steps: Array<[string, () => Promise<void>]> = [
+      ["a mint and its link", async () => void (await mintedPod("Research 3"))],
+      ["a mint not yet linked", async () => void (await mintedPod("Unlinked", research, { link: false }))],
+      [
+        "a ban",
+        async () =>
+          void (await h().store.pool.query(
+            "UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'test' WHERE pod_name = 'Research 1'",
+          )),
+      ],
+      [
+        "an unban",
+        async () =>
+          void (await h().store.pool.query(
+            "UPDATE offchain.pod_drafts SET banned = false, ban_reason = null WHERE pod_name = 'Research 1'",
+          )),
+      ],
+      [
+        "an archive",
+        async () =>
+          void (await h().store.pool.query(
+            "UPDATE offchain.pod_drafts SET archived_at = now() WHERE pod_name = 'Research 0'",
+          )),
+      ],
+      [
+        "a republish to another datanet",
+        async () => {
+          const { rows } = await h().store.pool.query<{ token_id: string }>(
+            "SELECT token_id::text FROM offchain.pod_drafts WHERE pod_name = 'Research 2'",
+          );
+          await h().write(curatorB, "PodManager", "republishPod", [BigInt(rows[0]!.token_id), datasets.tokenId]);
+        },
+      ],
+      [
+        "an invalidation",
+        async () => {
+          const { rows } = await h().store.pool.query<{ token_id: string }>(
+            "SELECT token_id::text FROM offchain.pod_drafts WHERE pod_name = 'Research 3'",
+          );
+          await h().write(roleAccount("deployer"), "PodManager", "invalidatePod", [BigInt(rows[0]!.token_id), "spam"]);
+        },
+      ],
+      [
+        "a deleted draft",
+        async () => void (await h().store.pool.query("DELETE FROM offchain.pod_drafts WHERE pod_name = 'Datasets 0'")),
+      ],
+    ];
+    for (const [step, change] of steps) {
+      const seen = await refreshesOf(async () => {
+        await change();
+        await h().caughtUp();
+        await expectAgreement(step);
+      });
+      // the table is read whole once, when first needed; after that only the changes are
+      expect(
+        seen.filter((refresh) => refresh.kind === "whole"),
+        step,
+      ).toEqual([]);
+    }
+  });
+
+  it("reads the table again whole when a reorg took back the last change it had seen", async () => {
+    const snapshot = (await anvil().snapshot()) as Hex;
+    await mintedPod("Branch A");
+    await h().caughtUp();
+    await expectAgreement("branch A");
+    const before = (await json(await h().request(`${BASE}/public/pods?limit=1`))).data.pagination.total;
+
+    // branch B (longer) has no list change after the fork: only the check of the last change seen tells
+    await anvil().revert({ id: snapshot });
+    await anvil().mine({ blocks: 3 });
+    const seen = await refreshesOf(async () => {
+      await h().caughtUp();
+      await expectAgreement("branch B");
+    });
+    expect(seen.map((refresh) => refresh.kind)).toContain("whole");
+    expect((await json(await h().request(`${BASE}/public/pods?limit=1`))).data.pagination.total).toBe(before - 1);
+
+    // the reconciler unlinks the dropped mint's draft (its token id is free for the next mint)
+    await reconcileOnce(h().store.db, h().devnet.protocol.publicClient);
+    await expectAgreement("reconciled");
+  });
+
+  it("sees a listing write whose transaction began before a refresh and committed after it", async () => {
+    await expectAgreement("before");
+    const client = await h().store.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(
+        "UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'slow' WHERE pod_name = 'Research 1'",
+      );
+      // another change commits and is read meanwhile: the refresh's snapshot has the ban in progress
+      await mintedPod("Meanwhile");
+      await h().caughtUp();
+      await expectAgreement("meanwhile");
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    const seen = await refreshesOf(() => expectAgreement("after the commit"));
+    // the ban's pod, and the last mint's again (its block is read again inclusively)
+    expect(seen.map((refresh) => refresh.kind)).toEqual(["changes"]);
+  });
+});
