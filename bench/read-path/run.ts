@@ -11,6 +11,8 @@
  *                                   seconds split evenly): the ratio sees the same machine load
  *   BENCH_READ_MIX_SECONDS=60       seconds of the 200-connection mix (0: skip)
  *   BENCH_READ_BLOCK_MS=2000        during the mix, an "indexed block" (vote total + checkpoint) this often
+ *   BENCH_READ_MINT_EVERY=0         during the mix, every this many blocks also an indexed mint (a
+ *                                   change of the list's set: its totals and boundaries; 0: none)
  *   BENCH_READ_ANALYZE=1            also measure after ANALYZE (default: statistics never gathered)
  *   BENCH_READ_ROUTES=page1,deep    only these routes
  *   BENCH_READ_KEEP=1               keep the benchmark database (its name is printed)
@@ -30,6 +32,7 @@ import { deployProtocol } from "../../devnet/deploy";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../../ops/postgres";
 import { benchPostgres } from "../postgres";
 import { startBenchApi, startBenchIndexer } from "./api";
+import { indexedMint } from "./listing-change";
 import { analyze, disableAutovacuum, grow, type BenchData } from "./data";
 import { CONNECTIONS, fmt, load, measureRoutes, printTable, startReferenceServers, type Row } from "./measure";
 import { ROUTE_PATHS } from "./routes";
@@ -43,6 +46,7 @@ const scales = env("BENCH_READ_SCALES", "1000,100000").split(",").map(Number);
 const seconds = Number(env("BENCH_READ_SECONDS", "5"));
 const mixSeconds = Number(env("BENCH_READ_MIX_SECONDS", "60"));
 const blockMs = Number(env("BENCH_READ_BLOCK_MS", "2000"));
+const mintEvery = Number(env("BENCH_READ_MINT_EVERY", "0"));
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 const rounds = Number(env("BENCH_READ_ROUNDS", "2"));
 
@@ -69,7 +73,7 @@ function printGrowth(rows: Row[], small: number, large: number) {
  * Writes like the indexer's block commit (in one transaction: the newest pod's up-vote total and
  * the checkpoint), then polls `pageUrl` until the new total shows; returns the delays.
  */
-function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number) {
+function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number, mintEvery: number) {
   const delays: number[] = [];
   let stopped = false;
   const run = (async () => {
@@ -82,6 +86,7 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number) {
         if (stopped) break;
         const before = ((await (await fetch(pageUrl)).json()) as PageBody).data.pods[0]?.cumulativeUpVotesVolume;
         n++;
+        if (mintEvery > 0 && n % mintEvery === 0) await indexedMint(client, PONDER_SCHEMA);
         await client.query("BEGIN");
         await client.query("SET LOCAL session_replication_role = replica");
         await client.query(
@@ -195,6 +200,7 @@ async function main() {
         databaseUrl,
         `${api.urls.platform}${ROUTE_PATHS.find((r) => r.name === "page1")!.path(data)}`,
         blockMs,
+        mintEvery,
       );
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
       loopDelay.enable();
@@ -205,7 +211,7 @@ async function main() {
       const visible = await blocks.stop();
       const memory = process.memoryUsage().rss / 2 ** 20;
       console.log(
-        `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
+        `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms${mintEvery > 0 ? ` (a mint every ${mintEvery})` : ""}: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
       );
       console.log(
         `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,

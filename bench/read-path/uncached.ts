@@ -14,7 +14,7 @@
 import path from "node:path";
 import pg from "pg";
 import { startBenchApi } from "./api";
-import { eventLogId } from "../../src/lib/event-log";
+import { indexedMint } from "./listing-change";
 import { PONDER_SCHEMA } from "./run";
 import { ROUTE_PATHS, routeHeaders } from "./routes";
 
@@ -36,39 +36,12 @@ const comment = () =>
 const change = process.env.BENCH_UNCACHED_CHANGE;
 const changer = change ? new pg.Client({ connectionString: databaseUrl }) : undefined;
 await changer?.connect();
-let changes = 0;
 /** One change of the listed set (see BENCH_UNCACHED_CHANGE), committed before the request. */
-async function changeListedSet() {
+const changeListedSet = async () => {
   if (!changer) return;
-  changes++;
-  if (change === "ban") {
-    await changer.query("UPDATE offchain.pod_drafts SET banned = NOT banned WHERE token_id = 5");
-    return;
-  }
-  // a mint as the indexer writes it: the pod, its event and the list's change marker (Ponder's
-  // reorg triggers off, as in run.ts's block producer)
-  const schema = `"${PONDER_SCHEMA}"`;
-  const blockNumber = 10_000_000 + changes;
-  const blockHash = `0x${blockNumber.toString(16).padStart(64, "0")}`;
-  await changer.query("BEGIN");
-  await changer.query("SET LOCAL session_replication_role = replica");
-  await changer.query(`CREATE TEMP TABLE new_pod ON COMMIT DROP AS SELECT * FROM ${schema}.pod WHERE id = 1`);
-  const { rows } = await changer.query<{ id: string }>(
-    `UPDATE new_pod SET id = (SELECT max(id) + 1 FROM ${schema}.pod), mint_tx_hash = $1 RETURNING id::text`,
-    [blockHash],
-  );
-  await changer.query(`INSERT INTO ${schema}.pod SELECT * FROM new_pod`);
-  await changer.query(
-    `INSERT INTO ${schema}.event_log (id, block_number, log_index, block_hash, tx_hash, timestamp, kind, data)
-     VALUES ($1, $2, 0, $3, $3, 0, 'pod_minted', $4)`,
-    [eventLogId(BigInt(blockNumber), 0, blockHash), blockNumber, blockHash, JSON.stringify({ podId: rows[0]!.id })],
-  );
-  await changer.query(`UPDATE ${schema}.pod_list_change SET last_change = $1, block_number = $2 WHERE id = 1`, [
-    `${blockHash}:0`,
-    blockNumber,
-  ]);
-  await changer.query("COMMIT");
-}
+  if (change === "ban") await changer.query("UPDATE offchain.pod_drafts SET banned = NOT banned WHERE token_id = 5");
+  else await indexedMint(changer, PONDER_SCHEMA);
+};
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 console.log("| route | first ms | median ms | p90 ms | status |");
 console.log("|---|---:|---:|---:|---|");
