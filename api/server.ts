@@ -15,6 +15,7 @@ import { createLogger } from "./http/logger";
 import { answerClientErrorsAsJson } from "./http/node-errors";
 import { createPlatformApp } from "./platform/app";
 import { createPlatformContext } from "./platform/context";
+import { preparePodList } from "./platform/services/pod-list";
 import { createRecordVerifiers } from "./platform/services/record-verifiers";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
 import { observeReorgReconciler } from "./http/metrics";
@@ -102,6 +103,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain };
     platformApp = createPlatformApp(deps);
+    preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
     servers.push(await listen(platformApp, config.host, config.ports.platform));
     servers.push(await listen(createChatApp(deps), config.host, config.ports.chat));
     servers.push(await listen(createEvalApp(deps), config.host, config.ports.eval));

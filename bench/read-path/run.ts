@@ -15,13 +15,14 @@
  *                                   change of the list's set: its totals and boundaries; 0: none)
  *   BENCH_READ_ANALYZE=1            also measure after ANALYZE (default: statistics never gathered)
  *   BENCH_READ_ROUTES=page1,deep    only these routes
- *   BENCH_READ_KEEP=1               keep the benchmark database (its name is printed)
+ *   BENCH_READ_KEEP=1               keep the benchmark database and its folder (both printed)
  *   BENCH_READ_PROFILE=dir          a CPU profile of this process during each route's load, as
  *                                   dir/<size>-<route>.cpuprofile (summary: profile-summary.ts)
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs `wrk` on PATH.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { benchTempDir } from "../temp-dir";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -47,6 +48,7 @@ const seconds = Number(env("BENCH_READ_SECONDS", "5"));
 const mixSeconds = Number(env("BENCH_READ_MIX_SECONDS", "60"));
 const blockMs = Number(env("BENCH_READ_BLOCK_MS", "2000"));
 const mintEvery = Number(env("BENCH_READ_MINT_EVERY", "0"));
+const keep = process.env.BENCH_READ_KEEP === "1";
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 const rounds = Number(env("BENCH_READ_ROUNDS", "2"));
 
@@ -84,13 +86,16 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number, mi
       while (!stopped) {
         await new Promise((resolve) => setTimeout(resolve, everyMs));
         if (stopped) break;
-        const before = ((await (await fetch(pageUrl)).json()) as PageBody).data.pods[0]?.cumulativeUpVotesVolume;
+        const top = ((await (await fetch(pageUrl)).json()) as PageBody).data.pods[0];
+        const before = top?.cumulativeUpVotesVolume;
         n++;
         if (mintEvery > 0 && n % mintEvery === 0) await indexedMint(client, PONDER_SCHEMA);
         await client.query("BEGIN");
         await client.query("SET LOCAL session_replication_role = replica");
         await client.query(
-          `UPDATE "${PONDER_SCHEMA}".pod SET cumulative_up_votes = cumulative_up_votes + 1000000000000000000 WHERE id = (SELECT max(id) FROM "${PONDER_SCHEMA}".pod)`,
+          // the pod on top of page 1 (the newest listed: a bench mint adds an unlisted one above it)
+          `UPDATE "${PONDER_SCHEMA}".pod SET cumulative_up_votes = cumulative_up_votes + 1000000000000000000 WHERE id = $1`,
+          [String(top?.tokenId ?? 0)],
         );
         await client.query(`UPDATE "${PONDER_SCHEMA}"._ponder_checkpoint SET latest_checkpoint = lpad($1, 75, '9')`, [
           String(n),
@@ -118,7 +123,7 @@ function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number, mi
   };
 }
 
-type PageBody = { data: { pods: Array<{ cumulativeUpVotesVolume: string }> } };
+type PageBody = { data: { pods: Array<{ tokenId: number; cumulativeUpVotesVolume: string }> } };
 
 async function main() {
   assertWrkInstalled();
@@ -136,9 +141,12 @@ async function main() {
   let anvil: Awaited<ReturnType<typeof startAnvil>> | undefined;
   let runningApi: Awaited<ReturnType<typeof startBenchApi>>["api"] | undefined;
   let runningReferences: Awaited<ReturnType<typeof startReferenceServers>> | undefined;
+  let keptTmp: string | undefined;
   // whatever happens, nothing is left running and the benchmark database goes
   try {
-    const tmp = benchTempDir("bench-read-");
+    // a kept database keeps its folder too (deployments.json, the IdP key): uncached.ts needs both
+    const tmp = keep ? mkdtempSync(path.join(os.tmpdir(), "bench-read-")) : benchTempDir("bench-read-");
+    keptTmp = tmp;
 
     // Ponder creates its tables and the `chain` views on a freshly deployed devnet, then stops.
     anvil = await startAnvil();
@@ -240,7 +248,7 @@ async function main() {
     await runningApi?.close();
     await runningReferences?.close();
     await anvil?.stop();
-    if (process.env.BENCH_READ_KEEP === "1") console.log(`kept database ${dbName}`);
+    if (keep) console.log(`kept database ${dbName} and folder ${keptTmp} (BENCH_DB, BENCH_TMP of uncached.ts)`);
     else await dropDatabase(serverUrl, dbName).catch(() => undefined);
     await stopPostgres();
   }

@@ -22,7 +22,7 @@ import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { postgresErrorCode } from "../../db/errors";
 import { listChanges, podDrafts } from "../../db/offchain";
-import { listStampSql } from "./count-cache";
+import { listStamp, listStampSql } from "./count-cache";
 import { PodTable, type PodEntry, type PodFilter } from "./pod-table";
 import type { Executor } from "./subnets";
 
@@ -243,4 +243,9 @@ export function podFilterOf(subnetTokenId: bigint | undefined, epoch: bigint | u
   if (subnetId !== undefined && !Number.isSafeInteger(subnetId)) return undefined;
   if (epochNumber !== undefined && !Number.isSafeInteger(epochNumber)) return undefined;
   return { subnetId, epoch: epochNumber };
+}
+
+/** Reads the table whole now (server start), so that the first list request does not wait for it. */
+export async function loadListedPods(db: Executor): Promise<void> {
+  await listedPodsNow(db, await listStamp(db));
 }
