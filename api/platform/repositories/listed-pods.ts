@@ -21,6 +21,7 @@ import { eventLogId } from "../../../src/lib/event-log";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { postgresErrorCode } from "../../db/errors";
+import { isStaleConnectionError } from "../../db/stale-connections";
 import { listChanges, podDrafts } from "../../db/offchain";
 import { listStamp, listStampSql } from "./count-cache";
 import { PodTable, type PodEntry, type PodFilter } from "./pod-table";
@@ -118,11 +119,18 @@ function parseEntries(text: string | null): PodEntry[] | undefined {
   return entries;
 }
 
-async function refreshState(db: OffchainDb, state: ListedPodsState): Promise<void> {
-  const before = state.current;
-  const next = await db.transaction(
-    async (tx): Promise<Refreshed | "unusable" | undefined> => {
-      const [head] = (
+/** What one refresh read: the table's next state, and the pods to replace or remove in it. */
+type Read =
+  | { kind: "same" }
+  | { kind: "unusable" }
+  | { kind: "whole"; head: Omit<Refreshed, "table">; entries: PodEntry[] }
+  | { kind: "changes"; head: Omit<Refreshed, "table">; changed: number[]; entries: PodEntry[] };
+
+/** One read-only snapshot of what changed since `before` (or of every pod); changes nothing. */
+async function readChanges(db: OffchainDb, before: Refreshed | undefined): Promise<Read> {
+  return db.transaction(
+    async (tx): Promise<Read> => {
+      const [row] = (
         await tx.execute<{
           stamp: string;
           snapshot: string;
@@ -133,47 +141,50 @@ async function refreshState(db: OffchainDb, state: ListedPodsState): Promise<voi
             (SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1) AS last_change,
             (SELECT ${chain.podListChange.blockNumber}::text FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1) AS block_number`)
       ).rows;
-      if (!head) return undefined;
-      if (before && head.stamp === before.stamp) return before;
-      const refreshed = {
-        stamp: head.stamp,
-        snapshot: head.snapshot,
-        lastChange: lastChangeOf(head.last_change, head.block_number),
+      if (!row || (before && row.stamp === before.stamp)) return { kind: "same" };
+      const head = {
+        stamp: row.stamp,
+        snapshot: row.snapshot,
+        lastChange: lastChangeOf(row.last_change, row.block_number),
         at: Date.now(),
       };
-
       const changed = before && Date.now() - before.at < MAX_REFRESH_AGE_MS ? await changedPods(tx, before) : undefined;
-      if (before && changed) {
-        const entries =
-          changed.length === 0
-            ? []
-            : parseEntries(
-                (
-                  await tx.execute<{ entries: string | null }>(
-                    podEntriesSql(sql`p.id = ANY(${`{${changed.join(",")}}`}::numeric[])`),
-                  )
-                ).rows[0]?.entries ?? null,
-              );
-        if (!entries) return "unusable";
-        const found = new Set(entries.map((entry) => entry.id));
-        for (const id of changed) if (!found.has(id)) before.table.remove(id);
-        for (const entry of entries) before.table.upsert(entry);
-        told({ kind: "changes", pods: changed.length });
-        return { ...refreshed, table: before.table };
-      }
-      const entries = parseEntries(
-        (await tx.execute<{ entries: string | null }>(podEntriesSql(sql`true`))).rows[0]?.entries ?? null,
-      );
-      if (!entries) return "unusable";
-      const table = new PodTable();
-      for (const entry of entries) table.upsert(entry);
-      told({ kind: "whole" });
-      return { ...refreshed, table };
+      const where = changed ? sql`p.id = ANY(${`{${changed.join(",")}}`}::numeric[])` : sql`true`;
+      const entries =
+        changed?.length === 0
+          ? []
+          : parseEntries((await tx.execute<{ entries: string | null }>(podEntriesSql(where))).rows[0]?.entries ?? null);
+      if (!entries) return { kind: "unusable" };
+      return changed ? { kind: "changes", head, changed, entries } : { kind: "whole", head, entries };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
-  if (next === "unusable") state.unusable = true;
-  else if (next) state.current = next;
+}
+
+async function refreshState(db: OffchainDb, state: ListedPodsState): Promise<void> {
+  const before = state.current;
+  // a read-only snapshot is safe to read again: once more when its connection was stale
+  const read = await readChanges(db, before).catch((error: unknown) => {
+    if (!isStaleConnectionError(error)) throw error;
+    return readChanges(db, before);
+  });
+  if (read.kind === "same") return;
+  if (read.kind === "unusable") {
+    state.unusable = true;
+    return;
+  }
+  if (read.kind === "changes" && before) {
+    const found = new Set(read.entries.map((entry) => entry.id));
+    for (const id of read.changed) if (!found.has(id)) before.table.remove(id);
+    for (const entry of read.entries) before.table.upsert(entry);
+    state.current = { ...read.head, table: before.table };
+    told({ kind: "changes", pods: read.changed.length });
+    return;
+  }
+  const table = new PodTable();
+  for (const entry of read.entries) table.upsert(entry);
+  state.current = { ...read.head, table };
+  told({ kind: "whole" });
 }
 
 /**
