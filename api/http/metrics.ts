@@ -129,6 +129,13 @@ const cacheLookups = localMetric(
   "counter",
 );
 
+const listedPodRefreshes = new Counter({
+  name: `${PREFIX}listed_pods_refreshes_total`,
+  help: "Refreshes of the pods the public list's totals come from, by kind (whole: every pod read; changes: only the changed ones)",
+  labelNames: ["kind"] as const,
+  registers: [metricsRegistry],
+});
+
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
@@ -172,6 +179,10 @@ export function countCacheLookup(
 ): void {
   const name = surface ?? "none";
   cacheLookups.add(`${name} ${cache} ${result}`, () => ({ surface: name, cache, result }));
+}
+
+export function countListedPodRefresh(kind: "whole" | "changes"): void {
+  listedPodRefreshes.inc({ kind });
 }
 
 // ---- measured at scrape time ----

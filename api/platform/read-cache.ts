@@ -8,10 +8,11 @@
 import type pg from "pg";
 import type { ApiDeps } from "../deps";
 import { createReadVersion, type ReadVersion } from "../http/read-version";
-import { countCacheLookup } from "../http/metrics";
+import { countCacheLookup, countListedPodRefresh } from "../http/metrics";
 import { createResponseCache, createVersionedBodies, type ResponseCache, type VersionedBodies } from "../http/response-cache";
 import type { PlatformConfig } from "./config";
 import { onCountCacheLookup } from "./repositories/count-cache";
+import { onListedPodRefresh } from "./repositories/listed-pods";
 
 /** One read version per pool and views schema: the response cache and the user reads share its probes. */
 const readVersions = new WeakMap<pg.Pool, Map<string, ReadVersion>>();
@@ -39,6 +40,7 @@ export function platformReadVersion(pool: pg.Pool, viewsSchema: string, settings
 export function createPlatformReadCache(deps: ApiDeps, basePath: string, settings: ReadCacheSettings): ResponseCache | undefined {
   // the list totals' cache (repositories/count-cache.ts) works with or without the response cache
   onCountCacheLookup((hit) => countCacheLookup("platform", "count", hit ? "hit" : "miss"));
+  onListedPodRefresh((refresh) => countListedPodRefresh(refresh.kind));
   if (!settings.enabled) return undefined;
   const publicPrefix = `${basePath}/public/`;
   const stats = `${basePath}/stats`;

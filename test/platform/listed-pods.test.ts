@@ -6,6 +6,7 @@
  */
 import { createTestClient, http, type Account, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { metricsRegistry } from "../../api/http/metrics";
 import { reconcileOnce } from "../../api/reorgs/reconciler";
 import { watchListedPodRefreshes, type ListedPodsRefresh } from "../../api/platform/repositories/listed-pods";
 import { PodTable, type PodEntry, type PodFilter } from "../../api/platform/repositories/pod-table";
@@ -239,6 +240,10 @@ describe("the listed pods kept by the Platform API", () => {
         step,
       ).toEqual([]);
     }
+    // operators see the same in the metrics
+    const metric = await metricsRegistry.getSingleMetric("datamarket_listed_pods_refreshes_total")!.get();
+    const changes = metric.values.find((value) => value.labels.kind === "changes")?.value ?? 0;
+    expect(changes).toBeGreaterThanOrEqual(steps.length);
   });
 
   it("reads the table again whole when a reorg took back the last change it had seen", async () => {

@@ -74,6 +74,14 @@ export function watchListedPodRefreshes(watcher: (refresh: ListedPodsRefresh) =>
   return () => refreshWatchers.delete(watcher);
 }
 
+let stopMetricsWatcher: (() => void) | undefined;
+
+/** Told of every refresh instead of the previous listener (the Platform API counts them in its metrics). */
+export function onListedPodRefresh(listener: (refresh: ListedPodsRefresh) => void): void {
+  stopMetricsWatcher?.();
+  stopMetricsWatcher = watchListedPodRefreshes(listener);
+}
+
 const told = (refresh: ListedPodsRefresh) => {
   for (const watcher of refreshWatchers) watcher(refresh);
 };
