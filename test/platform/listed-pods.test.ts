@@ -11,7 +11,8 @@ import { reconcileOnce } from "../../api/reorgs/reconciler";
 import { watchListedPodRefreshes, type ListedPodsRefresh } from "../../api/platform/repositories/listed-pods";
 import { PodTable, type PodEntry, type PodFilter } from "../../api/platform/repositories/pod-table";
 import { roleAccount } from "../../devnet/accounts";
-import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
+import { publishDatanet } from "./agents-harness";
+import { BASE, json, podDraftBody, usePlatformHarness, type Session } from "./harness";
 
 describe("PodTable", () => {
   /** Deterministic pseudo-random integers (a linear congruential generator). */
@@ -87,21 +88,6 @@ describe("the listed pods kept by the Platform API", () => {
 
   const anvil = () => createTestClient({ mode: "anvil", transport: http(h().devnet.chain.rpcUrl) });
 
-  async function publishDatanet(name: string) {
-    const p = h().devnet.protocol;
-    const created = await owner.post(
-      `${BASE}/me/subnets`,
-      subnetDraftBody({ subnetName: name }, p.address("DemoToken")),
-    );
-    const { id } = (await json(created)).data;
-    const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
-    const { transactionHash } = await h().write(curatorA, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
-    expect(
-      (await owner.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash })).status,
-    ).toBe(200);
-    return { id, tokenId };
-  }
-
   /** A pod minted by curatorB and linked to its draft; `link: false` leaves the draft unlinked. */
   async function mintedPod(name: string, subnet = research, { link = true } = {}) {
     const p = h().devnet.protocol;
@@ -170,8 +156,8 @@ describe("the listed pods kept by the Platform API", () => {
     owner = await h().signIn("owner", curatorA, "Olivia");
     publisher = await h().signIn("publisher", curatorB, "Paul");
     for (const account of [curatorA, curatorB] as Account[]) await h().fund(account);
-    research = await publishDatanet("Research");
-    datasets = await publishDatanet("Datasets");
+    research = await publishDatanet(h(), owner, curatorA, "Research");
+    datasets = await publishDatanet(h(), owner, curatorA, "Datasets");
     for (let i = 0; i < 3; i++) await mintedPod(`Research ${i}`);
     await mintedPod("Datasets 0", datasets);
     await h().caughtUp();

@@ -53,7 +53,7 @@ class ListedPodsState {
   unusable = false;
   private running: Promise<void> | undefined;
 
-  /** One refresh at a time; a caller that came while one ran waits for it and then for its own. */
+  /** One refresh at a time: a caller that comes while one runs shares it (listedPodsNow may then ask for one more). */
   refresh(db: OffchainDb): Promise<void> {
     this.running ??= refreshState(db, this).finally(() => {
       this.running = undefined;
