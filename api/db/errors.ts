@@ -21,6 +21,9 @@ export const postgresErrorCode = (error: unknown): string | undefined => postgre
 
 export const isUniqueViolation = (error: unknown): boolean => postgresErrorCode(error) === "23505";
 
+/** A relation the statement reads does not exist (e.g. the indexer's views lack a newer table). */
+export const isUndefinedTable = (error: unknown): boolean => postgresErrorCode(error) === "42P01";
+
 /** The constraint a violation hit (e.g. "verified_transactions_pkey"). */
 export const violatedConstraint = (error: unknown): string | undefined => postgresError(error)?.constraint;
 

@@ -15,10 +15,9 @@
  */
 import { sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
-import { postgresErrorCode } from "../../db/errors";
+import { isUndefinedTable } from "../../db/errors";
 import type { Executor } from "./subnets";
 
-const UNDEFINED_TABLE = "42P01";
 
 const MAX_ENTRIES = 10_000;
 const values = new Map<string, Promise<unknown>>();
@@ -52,7 +51,7 @@ export async function listStamp(db: Executor): Promise<string | undefined> {
     const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${listStampSql} AS stamp`);
     return result.rows[0]?.stamp ?? undefined;
   } catch (error) {
-    if (postgresErrorCode(error) === UNDEFINED_TABLE) return undefined;
+    if (isUndefinedTable(error)) return undefined;
     throw error;
   }
 }

@@ -8,7 +8,7 @@
 import { sql } from "drizzle-orm";
 import type { EventPosition } from "../../../src/lib/event-log";
 import { chain } from "../../db/chain";
-import { postgresErrorCode } from "../../db/errors";
+import { isUndefinedTable } from "../../db/errors";
 import { type EventRow, type RawEventRow, toEventRow } from "./events";
 import type { Executor } from "./subnets";
 
@@ -19,7 +19,6 @@ const head = (viewsSchema: string) =>
   sql`SELECT max(substring(latest_checkpoint from 27 for 16))::numeric AS block FROM ${sql.identifier(viewsSchema)}."_ponder_checkpoint"`;
 
 /** Undefined-table: the views (or the checkpoint) do not exist yet. */
-const UNDEFINED_TABLE = "42P01";
 
 export interface FeedStart {
   head: bigint;
@@ -45,7 +44,7 @@ export async function readFeedStart(db: Executor, viewsSchema: string, depth: bi
                  WHERE e.block_number <= (SELECT block FROM head) - ${depth}::numeric
                  ORDER BY e.block_number DESC, e.log_index DESC LIMIT 1) f) AS floor`);
   } catch (error) {
-    if (postgresErrorCode(error) === UNDEFINED_TABLE) return undefined;
+    if (isUndefinedTable(error)) return undefined;
     throw error;
   }
   const row = result.rows[0];
@@ -101,7 +100,7 @@ export async function readFeed(
             AND t.block_number <= (SELECT max(b.block_number) FROM batch b)
             AND t.event_id IN (SELECT b.id FROM batch b)) AS topics`);
   } catch (error) {
-    if (postgresErrorCode(error) === UNDEFINED_TABLE) return undefined;
+    if (isUndefinedTable(error)) return undefined;
     throw error;
   }
   const row = result.rows[0];

@@ -20,7 +20,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { eventLogId } from "../../../src/lib/event-log";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { postgresErrorCode } from "../../db/errors";
+import { isUndefinedTable } from "../../db/errors";
 import { isStaleConnectionError } from "../../db/stale-connections";
 import { listChanges, podDrafts } from "../../db/offchain";
 import { listStamp, listStampSql } from "./count-cache";
@@ -31,7 +31,6 @@ import type { Executor } from "./subnets";
 const MAX_CHANGES = 5_000;
 /** A refresh older than this reads the whole table: the log keeps a day (migration 0009). */
 const MAX_REFRESH_AGE_MS = 12 * 60 * 60 * 1000;
-const UNDEFINED_TABLE = "42P01";
 const LIST_EVENT_KINDS = ["pod_minted", "pod_republished", "pod_invalidated"];
 
 export interface ListedPods {
@@ -53,7 +52,7 @@ class ListedPodsState {
   unusable = false;
   private running: Promise<void> | undefined;
 
-  /** One refresh at a time: a caller that comes while one runs shares it (listedPodsNow may then ask for one more). */
+  /** One refresh at a time: a caller that comes while one runs shares it (podsAtStamp may then ask for one more). */
   refresh(db: OffchainDb): Promise<void> {
     this.running ??= refreshState(db, this).finally(() => {
       this.running = undefined;
@@ -146,8 +145,8 @@ async function readChanges(db: OffchainDb, before: Refreshed | undefined): Promi
           block_number: string | null;
         }>(sql`
           SELECT ${listStampSql} AS stamp, pg_current_snapshot()::text AS snapshot,
-            (SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1) AS last_change,
-            (SELECT ${chain.podListChange.blockNumber}::text FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1) AS block_number`)
+            ${chain.podListChange.lastChange} AS last_change, ${chain.podListChange.blockNumber}::text AS block_number
+            FROM (SELECT 1) AS one LEFT JOIN ${chain.podListChange} ON ${chain.podListChange.id} = 1`)
       ).rows;
       if (!row || (before && row.stamp === before.stamp)) return { kind: "same" };
       const head = {
@@ -232,12 +231,10 @@ async function changedPods(tx: Executor, before: Refreshed): Promise<number[] | 
 }
 
 /**
- * The pods as of the list's stamp now (refreshed first when it moved); undefined when the table
- * cannot serve (a transaction's executor, an indexer without `pod_list_change`, values past
- * 2^53): callers then count in SQL. Read what you need from it before your next `await`: a later
- * refresh changes the table in place.
+ * The pods as of `stamp` (refreshed first when it moved); undefined when the table cannot serve
+ * (a transaction's executor, an indexer without `pod_list_change`, values past 2^53).
  */
-export async function listedPodsNow(db: Executor, stamp: string | undefined): Promise<ListedPods | undefined> {
+async function podsAtStamp(db: Executor, stamp: string | undefined): Promise<ListedPods | undefined> {
   if (stamp === undefined || is(db, PgTransaction)) return undefined;
   let state = states.get(db);
   if (!state) states.set(db, (state = new ListedPodsState()));
@@ -248,11 +245,24 @@ export async function listedPodsNow(db: Executor, stamp: string | undefined): Pr
       // a refresh that had begun before this stamp was read may not show it: one more
       if (state.current?.stamp !== stamp) await state.refresh(db as OffchainDb);
     } catch (error) {
-      if (postgresErrorCode(error) !== UNDEFINED_TABLE) throw error;
+      if (!isUndefinedTable(error)) throw error;
       state.unusable = true;
     }
   }
   return state.unusable ? undefined : state.current;
+}
+
+/**
+ * The list's stamp now (count-cache.ts) and the pods as of it. Without `pods` (see podsAtStamp)
+ * callers count in SQL under `stamp`. Read what you need from `pods` before your next `await`:
+ * a later refresh changes the table in place.
+ */
+export async function currentListing(
+  db: Executor,
+): Promise<{ stamp: string | undefined; pods: ListedPods | undefined }> {
+  const stamp = await listStamp(db);
+  const pods = await podsAtStamp(db, stamp);
+  return { stamp: pods?.stamp ?? stamp, pods };
 }
 
 /** The filter of the list's query as the table takes it; undefined when a value is past 2^53. */
@@ -262,9 +272,4 @@ export function podFilterOf(subnetTokenId: bigint | undefined, epoch: bigint | u
   if (subnetId !== undefined && !Number.isSafeInteger(subnetId)) return undefined;
   if (epochNumber !== undefined && !Number.isSafeInteger(epochNumber)) return undefined;
   return { subnetId, epoch: epochNumber };
-}
-
-/** Reads the table whole now (server start), so that the first list request does not wait for it. */
-export async function loadListedPods(db: Executor): Promise<void> {
-  await listedPodsNow(db, await listStamp(db));
 }

@@ -4,8 +4,8 @@ import { alias } from "drizzle-orm/pg-core";
 import { chain } from "../../db/chain";
 import { agents, podDrafts, podRepublishes, podSearchDocument, subnetDrafts, users } from "../../db/offchain";
 import { isTokenIdRef, isUuid, searchCondition, type Executor } from "./subnets";
-import { cachedAtStamp, listStamp } from "./count-cache";
-import { listedPodsNow, podFilterOf } from "./listed-pods";
+import { cachedAtStamp } from "./count-cache";
+import { currentListing, podFilterOf } from "./listed-pods";
 
 export type PodDraftRow = typeof podDrafts.$inferSelect;
 export type NewPodDraft = typeof podDrafts.$inferInsert;
@@ -279,13 +279,12 @@ export async function listPublicPods(
     subnetTokenId === undefined ? undefined : eq(chain.pod.subnetId, subnetTokenId),
   );
   const where = and(listed, searchWhere, podFilter)!;
-  let stamp = await listStamp(db);
+  const { stamp, pods: listing } = await currentListing(db);
   const key = `pods\n${search ?? ""}\n${epoch ?? ""}\n${subnetTokenId ?? ""}`;
   // without a search, the total and a deep page's boundary come from the pods kept in memory
   // (listed-pods.ts), read before the next await
   const filter = searchWhere ? undefined : podFilterOf(subnetTokenId, epoch);
-  const pods = filter && (await listedPodsNow(db, stamp));
-  if (pods) stamp = pods.stamp;
+  const pods = filter && listing;
   const keptTotal = pods && cachedAtStamp(stamp, `${key}\ntotal`, async () => pods.table.count(filter!, true));
   const keptBoundary =
     pods && after === undefined && offset > 0

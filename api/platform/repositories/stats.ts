@@ -2,8 +2,8 @@
 import { and, count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import { subnetDrafts, users } from "../../db/offchain";
-import { cachedAtStamp, listStamp } from "./count-cache";
-import { listedPodsNow, podFilterOf } from "./listed-pods";
+import { cachedAtStamp } from "./count-cache";
+import { currentListing, podFilterOf } from "./listed-pods";
 import { validInEpoch } from "./pods";
 import { isTokenIdRef, isUuid, subnetJoin, type Executor } from "./subnets";
 
@@ -53,8 +53,7 @@ export async function latestIndexedBlockTime(db: Executor, viewsSchema: string):
  * (listed-pods.ts), else a count once per stamp of the listed set (count-cache.ts).
  */
 export async function totalPods(db: Executor): Promise<number> {
-  const stamp = await listStamp(db);
-  const pods = await listedPodsNow(db, stamp);
+  const { stamp, pods } = await currentListing(db);
   if (pods) return pods.table.podCount;
   return cachedAtStamp(stamp, "stats\ntotalPods", async () => {
     const [row] = await db.select({ total: count() }).from(chain.pod);
@@ -143,9 +142,8 @@ export async function publishedSubnetWithChain(db: Executor, ref: string) {
 export async function activePodCount(db: Executor, subnetTokenId: bigint, epoch: bigint): Promise<number> {
   const key = `stats\nactivePods\n${subnetTokenId}\n${epoch}`;
   const filter = podFilterOf(subnetTokenId, epoch);
-  const stamp = await listStamp(db);
-  const pods = filter && (await listedPodsNow(db, stamp));
-  if (pods) return cachedAtStamp(pods.stamp, key, async () => pods.table.count(filter!, false));
+  const { stamp, pods } = await currentListing(db);
+  if (pods && filter) return cachedAtStamp(stamp, key, async () => pods.table.count(filter, false));
   return cachedAtStamp(stamp, key, async () => {
     const [row] = await db
       .select({ total: count() })

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import { loadListedPods } from "../repositories/listed-pods";
+import { currentListing } from "../repositories/listed-pods";
 import * as pods from "../repositories/pods";
 import { pagination } from "../schemas/common";
 
@@ -98,5 +98,5 @@ export async function listPublicPodPage(db: OffchainDb, query: PublicPodListQuer
  * (no indexer views yet, the database away) is left to the first request.
  */
 export function preparePodList(db: OffchainDb, onError: (error: Error) => void): void {
-  loadListedPods(db).catch(onError);
+  currentListing(db).catch(onError);
 }
