@@ -10,6 +10,8 @@
  * - the sync's intervals hold a bounded number of logs (PONDER_PATCH_INTERVAL_LOGS), same rows;
  * - only the transactions with our logs are fetched (by hash; blocks come as headers): on blocks
  *   mostly made of unrelated transactions, a fraction of the bytes Ponder's full blocks take.
+ * - the indexing store keeps no rows of the tables no handler reads in its row cache
+ *   (PONDER_PATCH_DROP_UNREAD=0 keeps them, as Ponder does), same rows.
  * Without the patch the first assertion fails (one request per block with logs).
  */
 import http from "node:http";
@@ -87,11 +89,17 @@ async function startCountingProxy(target: string, lastCounted: () => bigint) {
             BigInt(c.params[0] as string) <= lastCounted(),
         ).length;
         if (Array.isArray(parsed)) counts.batches += 1;
-        if (Array.isArray(parsed)) counts.fullBlocksInBatches += calls.filter((c) => c.method === "eth_getBlockByNumber" && c.params?.[1] === true).length;
+        if (Array.isArray(parsed))
+          counts.fullBlocksInBatches += calls.filter(
+            (c) => c.method === "eth_getBlockByNumber" && c.params?.[1] === true,
+          ).length;
         const transactionCalls = calls.filter((c) => c.method === "eth_getTransactionByHash").length;
         counts.transactionCalls += transactionCalls;
         for (const c of calls) {
-          const range = c.method === "eth_getLogs" ? (c.params?.[0] as { address?: unknown; fromBlock?: string; toBlock?: string }) : undefined;
+          const range =
+            c.method === "eth_getLogs"
+              ? (c.params?.[0] as { address?: unknown; fromBlock?: string; toBlock?: string })
+              : undefined;
           if (range?.fromBlock && range.toBlock && BigInt(range.toBlock) <= lastCounted()) {
             counts.getLogs += 1;
             ranges.add(`${JSON.stringify(range.address)}|${range.fromBlock}|${range.toBlock}`);
@@ -100,7 +108,13 @@ async function startCountingProxy(target: string, lastCounted: () => bigint) {
         }
         if (Array.isArray(parsed) && refuseBatches) {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
+          res.end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: null,
+              error: { code: -32600, message: "batch requests are not supported" },
+            }),
+          );
           return;
         }
         if (blockCalls > 0) {
@@ -150,12 +164,23 @@ let proxy: Awaited<ReturnType<typeof startCountingProxy>>;
 let head = 0n;
 
 /** One cold backfill through the proxy into `schema`; returns what the proxy counted and the checksums. */
-async function backfill(schema: string, env: Record<string, string> = {}): Promise<{ counts: Counts; checksums: TableChecksum[] }> {
+async function backfill(
+  schema: string,
+  env: Record<string, string> = {},
+  onLog?: (line: string) => void,
+): Promise<{ counts: Counts; checksums: TableChecksum[] }> {
   await clearSyncCache(database.url);
   proxy.reset();
   const { indexer } = await startIndexerFor(
     { ...deployment, rpcUrl: proxy.url },
-    { databaseUrl: database.url, schema, viewsSchema: `${schema}_views`, rpcUrl: proxy.url, env },
+    {
+      databaseUrl: database.url,
+      schema,
+      viewsSchema: `${schema}_views`,
+      rpcUrl: proxy.url,
+      env,
+      ...(onLog ? { onLog, logLevel: "debug" as const, logFormat: "json" as const } : {}),
+    },
   );
   try {
     await indexer.waitUntilReady(180_000);
@@ -240,7 +265,7 @@ describe("the patched historical sync (JSON-RPC batches of blocks, one INSERT pe
     }
   }, 300_000);
 
-  it("an interval of the sync holds about PONDER_PATCH_INTERVAL_LOGS logs (default 10,000): more, smaller intervals on a dense chain, the same rows", async () => {
+  it("an interval of the sync holds about PONDER_PATCH_INTERVAL_LOGS logs (default 2,500): more, smaller intervals on a dense chain, the same rows", async () => {
     const bounded = await backfill("bounded_intervals", { PONDER_PATCH_INTERVAL_LOGS: "100" });
     // ~1,300 logs: Ponder's time-based ranges cover the chain in a few intervals, 100 logs need a dozen or more
     expect(bounded.counts.getLogsRanges).toBeGreaterThan(batched.counts.getLogsRanges * 2);
@@ -255,5 +280,32 @@ describe("the patched historical sync (JSON-RPC batches of blocks, one INSERT pe
     // Ponder as published: PodManager, SubnetManager and VeCore each ask once per event handled
     expect(perEvent.counts.getLogs).toBeGreaterThan(batched.counts.getLogs * 3);
     expect(compareChecksums(batched.checksums, perEvent.checksums)).toEqual([]);
+  }, 300_000);
+  it("the row cache keeps no rows of tables no handler reads (PONDER_PATCH_DROP_UNREAD=0 keeps them), the same rows", async () => {
+    const notCached = (lines: string[]) =>
+      lines
+        .map((line) => {
+          try {
+            return JSON.parse(line) as { msg?: string; table?: string };
+          } catch {
+            return {};
+          }
+        })
+        .filter((entry) => entry.msg === "Not caching the rows of a table no store operation has read")
+        .map((entry) => entry.table);
+    const dropLines: string[] = [];
+    const dropped = await backfill("drop_unread", {}, (line) => dropLines.push(line));
+    const keepLines: string[] = [];
+    const kept = await backfill("keep_unread", { PONDER_PATCH_DROP_UNREAD: "0" }, (line) => keepLines.push(line));
+    // written with plain inserts only (keyed by one log), never looked up
+    expect(notCached(dropLines)).toEqual(
+      expect.arrayContaining(["event_log", "event_log_topic", "vote", "payment_transfer"]),
+    );
+    // read by the handlers (upserts, updates): still cached
+    for (const table of ["pod", "datanet", "pod_epoch", "voter_pod", "lock"])
+      expect(notCached(dropLines)).not.toContain(table);
+    expect(notCached(keepLines)).toEqual([]);
+    expect(compareChecksums(batched.checksums, dropped.checksums)).toEqual([]);
+    expect(compareChecksums(batched.checksums, kept.checksums)).toEqual([]);
   }, 300_000);
 });
