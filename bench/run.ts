@@ -22,8 +22,9 @@
  * Chains: BENCH_INDEXER_EVENTS (dense, comma-separated, default 10000,50000), BENCH_SPARSE
  * (events of the sparse chain, 1 a block, default 2000; 0 skips), BENCH_LARGE=1 adds a dense
  * 150,000-event chain, BENCH_1M=1 a dense 1,000,000-event chain.
- * BENCH_BASELINE_PATCHED=1 runs the baseline commit with the Ponder patch as of run 5 (the
- * switches added since off) instead of Ponder as published.
+ * BENCH_BASELINE_PATCHED=1 runs the baseline commit with this Ponder patch, its later switches
+ * off (BENCH_BASELINE_PATCH_ENV, K=V,…; default PONDER_PATCH_MERGE_GETLOGS=0, the patch as of
+ * run 5), instead of Ponder as published.
  * Uses DATABASE_URL when set, else an embedded PostgreSQL in a temp folder.
  */
 import { spawnSync } from "node:child_process";
@@ -115,6 +116,25 @@ async function backfill(databaseUrl: string, rpcUrl: string, deploymentsFile: st
   return runPonder({ databaseUrl, rpcUrl, deploymentsFile, schema: `bench_${lanes}_${round}`, env: { PONDER_RPC_LANES: String(lanes) } });
 }
 
+/**
+ * The switches that turn this patch into the baseline commit's (BENCH_BASELINE_PATCH_ENV,
+ * comma-separated K=V; default: run 5's patch, i.e. without the merged eth_getLogs).
+ */
+function baselinePatchSwitches(): Record<string, string> {
+  const spec = process.env.BENCH_BASELINE_PATCH_ENV ?? "PONDER_PATCH_MERGE_GETLOGS=0";
+  return Object.fromEntries(
+    spec
+      .split(",")
+      .map((pair) => pair.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const [name, ...value] = pair.split("=");
+        if (!name || value.length === 0) throw new Error(`BENCH_BASELINE_PATCH_ENV: expected K=V, got "${pair}"`);
+        return [name, value.join("=")];
+      }),
+  );
+}
+
 /** A checkout of `ref` in a temp folder (node_modules linked), to run that commit's indexer. */
 function checkoutBaseline(ref: string): string | undefined {
   if (ref === "none" || ref === "") return undefined;
@@ -191,7 +211,7 @@ async function sectionBackfill(serverUrl: string) {
           // (this node_modules' patch with the switches added since turned off; this settings).
           const asBefore =
             process.env.BENCH_BASELINE_PATCHED === "1"
-              ? { PONDER_PATCH_MERGE_GETLOGS: "0" }
+              ? baselinePatchSwitches()
               : { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0", PONDER_PATCH_BATCH_BLOCKS: "0" };
           before = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_before", root: baselineRoot, env: asBefore });
           console.log(`    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`);
