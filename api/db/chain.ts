@@ -8,9 +8,24 @@ import * as chainSchema from "../../ponder.schema";
  */
 export const chain = chainSchema;
 
+let boundViewsSchema = "chain";
+
 /** Points every chain table at `viewsSchema` (process-wide: one API process reads one indexer). */
 export function bindChainSchema(viewsSchema: string): void {
+  boundViewsSchema = viewsSchema;
   setDatabaseSchema(chainSchema, viewsSchema);
+}
+
+/**
+ * SQL text: the oid of `<views>._ponder_checkpoint` (NULL while it is missing). Ponder drops and
+ * creates every view of the views schema when a deployment becomes ready, so the oid changes
+ * whenever the deployment behind the views does (a reindex into a new schema, a restart), even
+ * when the new one stands at the same checkpoint but computes some rows differently. Values kept
+ * across requests are keyed by it.
+ */
+export function viewsDeploymentSql(viewsSchema = boundViewsSchema): string {
+  const name = `"${viewsSchema.replace(/"/g, '""')}"._ponder_checkpoint`;
+  return `to_regclass('${name.replace(/'/g, "''")}')::oid::text`;
 }
 
 bindChainSchema("chain");

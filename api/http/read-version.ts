@@ -1,7 +1,8 @@
 /**
  * The version of everything a public read can show: the indexer's checkpoint
  * (`<views>._ponder_checkpoint.latest_checkpoint`, advanced by Ponder in the transaction that
- * writes the indexed rows) and the off-chain change counter (`offchain.read_versions`, bumped by a
+ * writes the indexed rows), the deployment behind the views (api/db/chain.ts: a reindex may reach
+ * the same checkpoint with other rows) and the off-chain change counter (`offchain.read_versions`, bumped by a
  * statement trigger on every off-chain table but `rate_limits`, in the writing transaction; see
  * migration 0003). Any change of either invalidates the response cache.
  *
@@ -21,6 +22,7 @@
  * replica, within maxAgeMs (at once with a cookie).
  */
 import type pg from "pg";
+import { viewsDeploymentSql } from "../db/chain";
 
 export interface ReadVersion {
   /** The version committed when the call was made (undefined: unknown, e.g. indexer views missing; do not cache). */
@@ -43,6 +45,7 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: R
   const schema = `"${viewsSchema.replace(/"/g, '""')}"`;
   const sql =
     `SELECT (SELECT max(latest_checkpoint)::text FROM ${schema}._ponder_checkpoint) AS checkpoint, ` +
+    `${viewsDeploymentSql(viewsSchema)} AS deployment, ` +
     `(SELECT sum(version)::text FROM offchain.read_versions) AS offchain`;
   let inFlight: Promise<string | undefined> | undefined;
   let next: Promise<string | undefined> | undefined;
@@ -53,10 +56,14 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: R
 
   const probe = async (): Promise<string | undefined> => {
     try {
-      const { rows } = await pool.query<{ checkpoint: string | null; offchain: string | null }>(sql);
+      const { rows } = await pool.query<{
+        checkpoint: string | null;
+        deployment: string | null;
+        offchain: string | null;
+      }>(sql);
       const row = rows[0];
       if (!row?.checkpoint) return undefined;
-      return `${row.checkpoint}:${row.offchain ?? "0"}`;
+      return `${row.checkpoint}:${row.deployment ?? ""}:${row.offchain ?? "0"}`;
     } catch {
       return undefined;
     }

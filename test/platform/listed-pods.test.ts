@@ -2,7 +2,7 @@
  * The pods kept in memory for the list's totals and deep pages (api/platform/repositories/
  * listed-pods.ts, pod-table.ts) agree with SQL over the tables after every kind of change, are
  * brought up to date from the changes alone, and are read again whole after a reorg took back
- * the last change they had seen.
+ * the last change they had seen or when the views point at another deployment.
  */
 import { createTestClient, http, type Account, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -252,6 +252,36 @@ describe("the listed pods kept by the Platform API", () => {
     // the reconciler unlinks the dropped mint's draft (its token id is free for the next mint)
     await reconcileOnce(h().store.db, h().devnet.protocol.publicClient);
     await expectAgreement("reconciled");
+  });
+
+  it("reads the table again whole when the views point at another deployment (a reindex computing a pod otherwise)", async () => {
+    const pool = h().store.pool;
+    const { rows } = await pool.query<{ schema: string }>(
+      "SELECT table_schema AS schema FROM information_schema.view_table_usage WHERE view_schema = 'chain' AND view_name = 'pod'",
+    );
+    const deployed = `"${rows[0]!.schema}"`;
+    /** Points chain.pod at `podTable` as Ponder switches views: every view dropped and created again. */
+    const pointViewsAt = async (podTable: string) => {
+      await pool.query(`BEGIN;
+        DROP VIEW chain.pod; CREATE VIEW chain.pod AS SELECT * FROM ${podTable};
+        DROP VIEW chain._ponder_checkpoint; CREATE VIEW chain._ponder_checkpoint AS SELECT * FROM ${deployed}._ponder_checkpoint;
+        COMMIT`);
+    };
+    await expectAgreement("first deployment");
+    // the new deployment stands at the same checkpoint and list change, with one pod in another datanet
+    const [moved] = await listedBySql({ subnet: research.tokenId });
+    await pool.query(`DROP SCHEMA IF EXISTS redeployed CASCADE; CREATE SCHEMA redeployed;
+      CREATE TABLE redeployed.pod AS SELECT * FROM ${deployed}.pod;
+      UPDATE redeployed.pod SET subnet_id = ${datasets.tokenId} WHERE id = ${moved}`);
+    try {
+      await pointViewsAt("redeployed.pod");
+      const seen = await refreshesOf(() => expectAgreement("another deployment"));
+      expect(seen.map((refresh) => refresh.kind)).toContain("whole");
+    } finally {
+      await pointViewsAt(`${deployed}.pod`);
+      await pool.query("DROP SCHEMA IF EXISTS redeployed CASCADE");
+    }
+    await expectAgreement("the first deployment again");
   });
 
   it("sees a listing write whose transaction began before a refresh and committed after it", async () => {

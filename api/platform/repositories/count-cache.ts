@@ -5,6 +5,8 @@
  * - the indexer's `pod_list_change` marker (block hash and log index of the last mint, republish
  *   or invalidation; votes never touch it, so an indexed block of votes keeps the stamp),
  * - the newest indexed pod id (a cheap second guard for mints),
+ * - the deployment behind the views (api/db/chain.ts): a reindex may end at the same marker
+ *   with pods computed otherwise,
  * - the list's off-chain change counter (offchain.list_versions, migration 0008), bumped only by
  *   writes to the pod drafts' listing and searched columns (a mint's token id, a ban, an archive,
  *   name and description) — not by comments, feedback, reported votes or users, which bump only
@@ -14,10 +16,9 @@
  * Reading the stamp is three index lookups; a count or an OFFSET walk over 100k pods is a scan.
  */
 import { sql } from "drizzle-orm";
-import { chain } from "../../db/chain";
+import { chain, viewsDeploymentSql } from "../../db/chain";
 import { isUndefinedTable } from "../../db/errors";
 import type { Executor } from "./subnets";
-
 
 const MAX_ENTRIES = 10_000;
 const values = new Map<string, Promise<unknown>>();
@@ -37,8 +38,10 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
 }
 
 /** The stamp as an SQL expression (listed-pods.ts reads it in its refresh's snapshot). */
-export const listStampSql = sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
+export const listStampSql =
+  () => sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
   || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
+  || ':' || coalesce(${sql.raw(viewsDeploymentSql())}, '')
   || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text`;
 
 /**
@@ -48,7 +51,7 @@ export const listStampSql = sql`coalesce((SELECT ${chain.podListChange.lastChang
  */
 export async function listStamp(db: Executor): Promise<string | undefined> {
   try {
-    const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${listStampSql} AS stamp`);
+    const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${listStampSql()} AS stamp`);
     return result.rows[0]?.stamp ?? undefined;
   } catch (error) {
     if (isUndefinedTable(error)) return undefined;

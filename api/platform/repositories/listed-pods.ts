@@ -8,7 +8,8 @@
  * - the pods the chain changed: the `pod_minted`, `pod_republished` and `pod_invalidated` events
  *   (the events that move `pod_list_change`) from the block of the last change the table has
  *   seen. That change must still be indexed: otherwise a reorg took it back, and the table is read
- *   again whole, as it is when it is first needed;
+ *   again whole, as it is when it is first needed and when the views point at another
+ *   deployment (a reindex may compute the same pods otherwise);
  * - the token ids whose listing an off-chain write changed: offchain.list_changes (migration
  *   0009), the rows of the transactions the last refresh's snapshot did not see;
  * - those pods' rows, read again by token id.
@@ -18,7 +19,7 @@
 import { is, sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import { eventLogId } from "../../../src/lib/event-log";
-import { chain } from "../../db/chain";
+import { chain, viewsDeploymentSql } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { isUndefinedTable } from "../../db/errors";
 import { isStaleConnectionError } from "../../db/stale-connections";
@@ -44,6 +45,8 @@ interface Refreshed extends ListedPods {
   snapshot: string;
   /** `pod_list_change` of the refresh: the last list change it saw. */
   lastChange: { id: string; blockNumber: bigint } | null;
+  /** The deployment behind the views (api/db/chain.ts). */
+  deployment: string | null;
   at: number;
 }
 
@@ -143,9 +146,11 @@ async function readChanges(db: OffchainDb, before: Refreshed | undefined): Promi
           snapshot: string;
           last_change: string | null;
           block_number: string | null;
+          deployment: string | null;
         }>(sql`
-          SELECT ${listStampSql} AS stamp, pg_current_snapshot()::text AS snapshot,
-            ${chain.podListChange.lastChange} AS last_change, ${chain.podListChange.blockNumber}::text AS block_number
+          SELECT ${listStampSql()} AS stamp, pg_current_snapshot()::text AS snapshot,
+            ${chain.podListChange.lastChange} AS last_change, ${chain.podListChange.blockNumber}::text AS block_number,
+            ${sql.raw(viewsDeploymentSql())} AS deployment
             FROM (SELECT 1) AS one LEFT JOIN ${chain.podListChange} ON ${chain.podListChange.id} = 1`)
       ).rows;
       if (!row || (before && row.stamp === before.stamp)) return { kind: "same" };
@@ -153,9 +158,12 @@ async function readChanges(db: OffchainDb, before: Refreshed | undefined): Promi
         stamp: row.stamp,
         snapshot: row.snapshot,
         lastChange: lastChangeOf(row.last_change, row.block_number),
+        deployment: row.deployment,
         at: Date.now(),
       };
-      const changed = before && Date.now() - before.at < MAX_REFRESH_AGE_MS ? await changedPods(tx, before) : undefined;
+      const incremental =
+        before && before.deployment === head.deployment && Date.now() - before.at < MAX_REFRESH_AGE_MS;
+      const changed = incremental ? await changedPods(tx, before) : undefined;
       const where = changed ? sql`p.id = ANY(${`{${changed.join(",")}}`}::numeric[])` : sql`true`;
       const entries =
         changed?.length === 0
