@@ -19,12 +19,19 @@ export type BenchAnvilOptions = {
   accounts?: number;
   /** Block gas limit (anvil's default: 30M, i.e. 50 generated transactions of 600k declared gas). */
   gasLimit?: bigint;
+  /**
+   * Keep every block's state reachable, on disk (default true). Off: anvil's default, only recent
+   * states; for chains too long for their states (1M events ≈ 130 GB), whose old-state reads
+   * come from Ponder's RPC cache instead (devchain.ts --calls-db).
+   */
+  persistStates?: boolean;
 };
 
 export async function startBenchAnvil(options: BenchAnvilOptions = {}): Promise<LocalChain> {
   const port = await freePort();
   const host = "127.0.0.1";
-  const cachePath = mkdtempSync(path.join(os.tmpdir(), "bench-anvil-"));
+  const persist = options.persistStates ?? true;
+  const cachePath = persist ? mkdtempSync(path.join(os.tmpdir(), "bench-anvil-")) : undefined;
   const anvil = createAnvil({
     anvilBinary: anvilBinaryPath(),
     host,
@@ -34,12 +41,12 @@ export async function startBenchAnvil(options: BenchAnvilOptions = {}): Promise<
     accounts: options.accounts,
     gasLimit: options.gasLimit,
     // not in @viem/anvil's option type; passed through as --max-persisted-states, --cache-path
-    ...({ maxPersistedStates: 10_000_000, cachePath } as object),
+    ...(cachePath ? ({ maxPersistedStates: 10_000_000, cachePath } as object) : {}),
   });
   await anvil.start();
   const stop = async () => {
     await anvil.stop();
-    rmSync(cachePath, { recursive: true, force: true });
+    if (cachePath) rmSync(cachePath, { recursive: true, force: true });
   };
   return { rpcUrl: `http://${host}:${port}`, port, anvil, stop };
 }

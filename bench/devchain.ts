@@ -1,22 +1,50 @@
 /**
  * A generated chain kept running for indexer work between bench runs:
- *   npx tsx bench/devchain.ts <events> [dense|sparse] <out-dir>
+ *   npx tsx bench/devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>]
  * writes <out-dir>/deployments.json (with the anvil URL) and keeps anvil up until SIGINT/SIGTERM.
+ * --calls-db: for chains too long to keep every block's state (1M events ≈ 130 GB on disk): anvil
+ * keeps only recent states, and before generating, an indexer run on the deployed chain stores
+ * the answers of its eth_calls at the deployment blocks in Ponder's RPC cache, in <database> (on
+ * DATABASE_URL's server). Index such a chain with `index-once.ts --template <database>`.
  */
 import path from "node:path";
 import { writeDeployment } from "../chain/deployments";
+import { startIndexer } from "../ops/indexer";
+import { createDatabase, urlWithDatabase } from "../ops/postgres";
 import { startBenchAnvil } from "./anvil";
 import { deployProtocol } from "../devnet/deploy";
 import { seedDemo } from "../devnet/seed";
 import { generateChain } from "./chain-gen";
 
-const [eventsArg, shapeArg, outDir] = process.argv.slice(2);
-if (!eventsArg || !outDir) throw new Error("usage: devchain.ts <events> [dense|sparse] <out-dir>");
-const chain = await startBenchAnvil();
+const args = process.argv.slice(2);
+const callsDbAt = args.indexOf("--calls-db");
+const callsDb = callsDbAt >= 0 ? args.splice(callsDbAt, 2)[1] : undefined;
+const [eventsArg, shapeArg, outDir] = args;
+if (!eventsArg || !outDir || (callsDbAt >= 0 && !callsDb)) {
+  throw new Error("usage: devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>]");
+}
+const chain = await startBenchAnvil({ persistStates: callsDb === undefined });
 const deployment = await deployProtocol(chain.rpcUrl);
 await seedDemo(chain.rpcUrl, deployment);
+const deploymentsFile = path.join(outDir, "deployments.json");
+writeDeployment({ ...deployment, rpcUrl: chain.rpcUrl }, deploymentsFile);
+if (callsDb) {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error("--calls-db needs DATABASE_URL");
+  await createDatabase(serverUrl, callsDb);
+  const indexer = await startIndexer({
+    databaseUrl: urlWithDatabase(serverUrl, callsDb),
+    schema: "calls",
+    viewsSchema: "calls_views",
+    deploymentsFile,
+    rpcUrl: chain.rpcUrl,
+    logLevel: "warn",
+    env: { PONDER_RPC_CACHE: "1" },
+  });
+  await indexer.waitUntilReady(5 * 60_000);
+  await indexer.stop();
+}
 const generated = await generateChain(chain.rpcUrl, deployment, { events: Number(eventsArg), shape: shapeArg === "sparse" ? "sparse" : "dense" });
-writeDeployment({ ...deployment, rpcUrl: chain.rpcUrl }, path.join(outDir, "deployments.json"));
 console.log(JSON.stringify({ rpcUrl: chain.rpcUrl, ...generated, head: Number(generated.head) }));
 const stop = async () => {
   await chain.stop();

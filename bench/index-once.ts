@@ -1,19 +1,23 @@
 /**
  * One indexer run on a running chain (see bench/devchain.ts), for work on the indexer:
  *   npx tsx bench/index-once.ts <deployments.json> [--root <checkout>] [--schema <name>] [--env K=V ...] [--minimal] [--checksums <file>]
- *                               [--rtt <ms>] [--reindex]
+ *                               [--rtt <ms>] [--reindex] [--template <database>]
  * Prints start-to-ready seconds and peak RSS; --checksums writes the per-table checksums to a
  * file, or compares with it when it exists. Uses DATABASE_URL (a fresh database per run).
  * --rtt <ms>: the indexer (not the minimal one) reads the chain through bench/rpc-latency.ts, a
  * proxy that holds each HTTP request <ms> (a MODELLED remote node; label figures as such).
  * --reindex: Ponder's RPC cache on (PONDER_RPC_CACHE=1); after the cold run, a second run into
  * a new schema (what a code change does) that reads the cache; prints both times and the ratio.
+ * --template <database>: a chain made with `devchain.ts --calls-db <database>` (no old states): the
+ * run's database is a copy of that one, whose RPC cache holds only the answers of the eth_calls
+ * at the deployment blocks, and the indexer reads that cache (PONDER_RPC_CACHE=1); the blocks,
+ * transactions and logs are fetched cold as in any run.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { readDeployment } from "../chain/deployments";
 import { clearSyncCache, startIndexer } from "../ops/indexer";
-import { createDatabase, dropDatabase, urlWithDatabase } from "../ops/postgres";
+import { copyDatabase, createDatabase, dropDatabase, urlWithDatabase } from "../ops/postgres";
 import { compareChecksums, tableChecksums, type TableChecksum } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
 import { startLatencyProxy } from "./rpc-latency";
@@ -34,7 +38,9 @@ args.forEach((a, i) => {
 const deployment = readDeployment(file)!;
 const serverUrl = process.env.DATABASE_URL!;
 const dbName = `idx_once_${Date.now()}`;
-await createDatabase(serverUrl, dbName);
+const template = opt("--template");
+if (template) await copyDatabase(serverUrl, template, dbName);
+else await createDatabase(serverUrl, dbName);
 const databaseUrl = urlWithDatabase(serverUrl, dbName);
 try {
   if (args.includes("--minimal")) {
@@ -45,7 +51,7 @@ try {
     const m = await runMinimalIndexer({ rpcUrl: deployment.rpcUrl!, databaseUrl, schema: "minimal", contracts: { CoreToken, VeCore, SubnetManager, PodManager }, toBlock: head - 30 });
     console.log(`minimal: ${m.events} events in ${m.seconds.toFixed(2)} s = ${(m.events / m.seconds).toFixed(0)} ev/s`);
   }
-  await clearSyncCache(databaseUrl);
+  await clearSyncCache(databaseUrl, 8453, template ? ["rpc_request_results"] : []);
   const schema = opt("--schema") ?? "once";
   const root = opt("--root");
   const rtt = opt("--rtt") ? Number(opt("--rtt")) : 0;
@@ -63,7 +69,7 @@ try {
       deploymentsFile: file,
       rpcUrl,
       logLevel: (opt("--log-level") as "warn") ?? "warn",
-      env: { ...env, ...(reindex ? { PONDER_RPC_CACHE: "1" } : {}) },
+      env: { ...env, ...(reindex || template ? { PONDER_RPC_CACHE: "1" } : {}) },
       ...(root ? { root } : {}),
       ...(opt("--node-args") ? { nodeArgs: opt("--node-args")!.split(" ") } : {}),
     });

@@ -132,7 +132,8 @@ function childEnv(options: StartIndexerOptions): NodeJS.ProcessEnv {
   env.NO_COLOR = env.NO_COLOR ?? "1";
   // Ponder keeps every indexed row in memory until its cache passes a fifth of the V8 heap
   // limit (~800 MB on a large machine), so the process grew with the chain. Bounded here; the
-  // tables it evicts (insert-only ones first) are then read through its per-batch prefetch.
+  // tables it evicts are then read through its per-batch prefetch (and the patch keeps no rows
+  // of tables nothing reads: docs/architecture.md).
   env.PONDER_CACHE_BYTES = env.PONDER_CACHE_BYTES ?? String(DEFAULT_INDEXING_CACHE_BYTES);
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];
@@ -141,8 +142,11 @@ function childEnv(options: StartIndexerOptions): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Removes chain 8453's rows from Ponder's raw-data cache (no-op when it does not exist yet). */
-export async function clearSyncCache(databaseUrl: string, chainId = 8453): Promise<void> {
+/**
+ * Removes chain 8453's rows from Ponder's raw-data cache (no-op when it does not exist yet), but
+ * those of the tables named in `keep` (e.g. `rpc_request_results`: the answers of eth_call).
+ */
+export async function clearSyncCache(databaseUrl: string, chainId = 8453, keep: string[] = []): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -152,6 +156,7 @@ export async function clearSyncCache(databaseUrl: string, chainId = 8453): Promi
         WHERE c.table_schema = 'ponder_sync' AND c.column_name = 'chain_id' AND t.table_type = 'BASE TABLE'`,
     );
     for (const { table_name } of rows) {
+      if (keep.includes(table_name)) continue;
       await client.query(`DELETE FROM ponder_sync.${client.escapeIdentifier(table_name)} WHERE chain_id = $1`, [chainId]);
     }
   } finally {
