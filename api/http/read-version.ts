@@ -1,10 +1,11 @@
 /**
  * The version of everything a public read can show: the indexer's checkpoint
  * (`<views>._ponder_checkpoint.latest_checkpoint`, advanced by Ponder in the transaction that
- * writes the indexed rows), the deployment behind the views (api/db/chain.ts: a reindex may reach
- * the same checkpoint with other rows) and the off-chain change counter (`offchain.read_versions`, bumped by a
- * statement trigger on every off-chain table but `rate_limits`, in the writing transaction; see
- * migration 0003). Any change of either invalidates the response cache.
+ * writes the indexed rows), the deployment behind the views (api/db/chain.ts: a reindex may
+ * reach the same checkpoint with other rows) and the off-chain change counter
+ * (`offchain.read_versions`, bumped by a statement trigger on every off-chain table but
+ * `rate_limits`, in the writing transaction; see migration 0003). Any change of one of them
+ * invalidates the response cache.
  *
  * Two ways to read it:
  * - `current()`, strict: answered by a probe that *started after the call* (probes are shared: at
