@@ -20,9 +20,9 @@ export type BenchAnvilOptions = {
   /** Block gas limit (anvil's default: 30M, i.e. 50 generated transactions of 600k declared gas). */
   gasLimit?: bigint;
   /**
-   * Keep every block's state reachable, on disk (default true). Off: anvil's default, only recent
-   * states; for chains too long for their states (1M events ≈ 130 GB), whose old-state reads
-   * come from Ponder's RPC cache instead (devchain.ts --calls-db).
+   * Keep every block's state reachable, on disk (default true). Off: only the last 256 states, in
+   * memory (`--prune-history 256`); for chains too long for their states (1M events ≈ 130 GB),
+   * whose old-state reads come from Ponder's RPC cache instead (devchain.ts --calls-db).
    */
   persistStates?: boolean;
 };
@@ -41,7 +41,8 @@ export async function startBenchAnvil(options: BenchAnvilOptions = {}): Promise<
     accounts: options.accounts,
     gasLimit: options.gasLimit,
     // not in @viem/anvil's option type; passed through as --max-persisted-states, --cache-path
-    ...(cachePath ? ({ maxPersistedStates: 10_000_000, cachePath } as object) : {}),
+    // without: anvil's default still writes older states to its own temp folder (47 GB by 26k blocks)
+    ...(cachePath ? ({ maxPersistedStates: 10_000_000, cachePath } as object) : ({ pruneHistory: 256 } as object)),
   });
   await anvil.start();
   const stop = async () => {
