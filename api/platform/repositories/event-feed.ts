@@ -18,8 +18,6 @@ const parseJson = <T>(value: unknown): T => (typeof value === "string" ? (JSON.p
 const head = (viewsSchema: string) =>
   sql`SELECT max(substring(latest_checkpoint from 27 for 16))::numeric AS block FROM ${sql.identifier(viewsSchema)}."_ponder_checkpoint"`;
 
-/** Undefined-table: the views (or the checkpoint) do not exist yet. */
-
 export interface FeedStart {
   head: bigint;
   /** The last event of each block after `head - depth` (up to `head`), in order. */

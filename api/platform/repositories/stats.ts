@@ -143,8 +143,8 @@ export async function activePodCount(db: Executor, subnetTokenId: bigint, epoch:
   const key = `stats\nactivePods\n${subnetTokenId}\n${epoch}`;
   const filter = podFilterOf(subnetTokenId, epoch);
   const { stamp, pods } = await currentListing(db);
-  if (pods && filter) return cachedAtStamp(stamp, key, async () => pods.table.count(filter, false));
   return cachedAtStamp(stamp, key, async () => {
+    if (pods && filter) return pods.table.count(filter, false);
     const [row] = await db
       .select({ total: count() })
       .from(chain.pod)
