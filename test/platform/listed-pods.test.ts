@@ -144,6 +144,22 @@ describe("the listed pods kept by the Platform API", () => {
     expect(stats.data.totalPods, `${step}: stats totalPods`).toBe(rows[0]!.n);
   }
 
+  /** The schema of the indexer's deployment behind the `chain` views, quoted. */
+  async function deployedSchema(): Promise<string> {
+    const { rows } = await h().store.pool.query<{ schema: string }>(
+      "SELECT table_schema AS schema FROM information_schema.view_table_usage WHERE view_schema = 'chain' AND view_name = 'pod'",
+    );
+    return `"${rows[0]!.schema}"`;
+  }
+
+  /** Points chain.pod at `podTable` as Ponder switches views: every view dropped and created again. */
+  async function pointViewsAt(deployed: string, podTable: string) {
+    await h().store.pool.query(`BEGIN;
+      DROP VIEW chain.pod; CREATE VIEW chain.pod AS SELECT * FROM ${podTable};
+      DROP VIEW chain._ponder_checkpoint; CREATE VIEW chain._ponder_checkpoint AS SELECT * FROM ${deployed}._ponder_checkpoint;
+      COMMIT`);
+  }
+
   /** The refreshes `work` caused. */
   async function refreshesOf(work: () => Promise<void>): Promise<ListedPodsRefresh[]> {
     const from = refreshes.length;
@@ -256,17 +272,7 @@ describe("the listed pods kept by the Platform API", () => {
 
   it("reads the table again whole when the views point at another deployment (a reindex computing a pod otherwise)", async () => {
     const pool = h().store.pool;
-    const { rows } = await pool.query<{ schema: string }>(
-      "SELECT table_schema AS schema FROM information_schema.view_table_usage WHERE view_schema = 'chain' AND view_name = 'pod'",
-    );
-    const deployed = `"${rows[0]!.schema}"`;
-    /** Points chain.pod at `podTable` as Ponder switches views: every view dropped and created again. */
-    const pointViewsAt = async (podTable: string) => {
-      await pool.query(`BEGIN;
-        DROP VIEW chain.pod; CREATE VIEW chain.pod AS SELECT * FROM ${podTable};
-        DROP VIEW chain._ponder_checkpoint; CREATE VIEW chain._ponder_checkpoint AS SELECT * FROM ${deployed}._ponder_checkpoint;
-        COMMIT`);
-    };
+    const deployed = await deployedSchema();
     await expectAgreement("first deployment");
     // the new deployment stands at the same checkpoint and list change, with one pod in another datanet
     const [moved] = await listedBySql({ subnet: research.tokenId });
@@ -274,14 +280,62 @@ describe("the listed pods kept by the Platform API", () => {
       CREATE TABLE redeployed.pod AS SELECT * FROM ${deployed}.pod;
       UPDATE redeployed.pod SET subnet_id = ${datasets.tokenId} WHERE id = ${moved}`);
     try {
-      await pointViewsAt("redeployed.pod");
+      await pointViewsAt(deployed, "redeployed.pod");
       const seen = await refreshesOf(() => expectAgreement("another deployment"));
       expect(seen.map((refresh) => refresh.kind)).toContain("whole");
     } finally {
-      await pointViewsAt(`${deployed}.pod`);
+      await pointViewsAt(deployed, `${deployed}.pod`);
       await pool.query("DROP SCHEMA IF EXISTS redeployed CASCADE");
     }
     await expectAgreement("the first deployment again");
+  });
+
+  it("gives the table up for a pod id past 2^53 until the views point at another deployment", async () => {
+    const pool = h().store.pool;
+    const deployed = await deployedSchema();
+    await expectAgreement("before");
+    await pool.query(`DROP SCHEMA IF EXISTS redeployed CASCADE; CREATE SCHEMA redeployed;
+      CREATE TABLE redeployed.pod AS SELECT * FROM ${deployed}.pod;
+      CREATE TEMP TABLE huge AS SELECT * FROM ${deployed}.pod ORDER BY id LIMIT 1;
+      UPDATE huge SET id = 9007199254740993; INSERT INTO redeployed.pod SELECT * FROM huge; DROP TABLE huge`);
+    try {
+      await pointViewsAt(deployed, "redeployed.pod");
+      const given = await refreshesOf(() => expectAgreement("a pod past 2^53"));
+      expect(given).toEqual([]);
+      // a change of the list (a ban) in the same deployment: still counted in SQL
+      await pool.query(
+        "UPDATE offchain.pod_drafts SET banned = true, ban_reason = 'spam' WHERE pod_name = 'Datasets 0'",
+      );
+      expect(await refreshesOf(() => expectAgreement("still given up"))).toEqual([]);
+      await pool.query(
+        "UPDATE offchain.pod_drafts SET banned = false, ban_reason = NULL WHERE pod_name = 'Datasets 0'",
+      );
+    } finally {
+      await pointViewsAt(deployed, `${deployed}.pod`);
+      await pool.query("DROP SCHEMA IF EXISTS redeployed CASCADE");
+    }
+    const seen = await refreshesOf(() => expectAgreement("the first deployment again"));
+    expect(seen.map((refresh) => refresh.kind)).toEqual(["whole"]);
+  });
+
+  it("serves from SQL while a view is missing mid-refresh, and keeps the table again from the next change", async () => {
+    const pool = h().store.pool;
+    const deployed = await deployedSchema();
+    await expectAgreement("before");
+    await mintedPod("While the indexer switches views");
+    await h().caughtUp();
+    // the list's stamp reads pod_list_change and pod; an incremental refresh also reads event_log
+    await pool.query("DROP VIEW chain.event_log");
+    try {
+      const total = (await json(await h().request(`${BASE}/public/pods?limit=1`))).data.pagination.total;
+      expect(total).toBe((await listedBySql({})).length);
+    } finally {
+      await pool.query(`CREATE VIEW chain.event_log AS SELECT * FROM ${deployed}.event_log`);
+    }
+    await mintedPod("After the switch");
+    await h().caughtUp();
+    const seen = await refreshesOf(() => expectAgreement("after the switch"));
+    expect(seen.map((refresh) => refresh.kind)).toEqual(["changes"]);
   });
 
   it("sees a listing write whose transaction began before a refresh and committed after it", async () => {

@@ -44,6 +44,9 @@ export const listStampSql =
   || ':' || coalesce(${sql.raw(viewsDeploymentSql())}, '')
   || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text`;
 
+/** The deployment field of a stamp of listStampSql: the next-to-last (the first may hold a colon). */
+export const stampDeployment = (stamp: string): string | undefined => stamp.split(":").at(-2);
+
 /**
  * The stamp of the listed set now (see above); undefined while the indexer's views lack
  * `pod_list_change` (an API already deployed while the indexer still reindexes into the schema

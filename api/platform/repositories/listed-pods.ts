@@ -13,8 +13,10 @@
  * - the token ids whose listing an off-chain write changed: offchain.list_changes (migration
  *   0009), the rows of the transactions the last refresh's snapshot did not see;
  * - those pods' rows, read again by token id.
- * More than MAX_CHANGES changes, a TRUNCATE, a last refresh older than the log keeps, or a value
- * past 2^53 read the table again whole (or, for the last, give up: callers then count in SQL).
+ * More than MAX_CHANGES changes, a TRUNCATE or a last refresh older than the log keeps read the
+ * table again whole. A value past 2^53 gives the table up until the views point at another
+ * deployment, a view missing mid-refresh (the indexer switching views) until the stamp moves;
+ * meanwhile callers count in SQL.
  */
 import { is, sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
@@ -24,7 +26,7 @@ import type { OffchainDb } from "../../db/client";
 import { isUndefinedTable } from "../../db/errors";
 import { isStaleConnectionError } from "../../db/stale-connections";
 import { listChanges, podDrafts } from "../../db/offchain";
-import { listStamp, listStampSql } from "./count-cache";
+import { listStamp, listStampSql, stampDeployment } from "./count-cache";
 import { PodTable, type PodEntry, type PodFilter } from "./pod-table";
 import type { Executor } from "./subnets";
 
@@ -50,9 +52,15 @@ interface Refreshed extends ListedPods {
   at: number;
 }
 
+/** Why the table does not serve, and the stamp it gave up at. */
+type GaveUp = { until: "another deployment" | "another stamp"; stamp: string };
+
+const stillGivenUp = (gaveUp: GaveUp, stamp: string) =>
+  gaveUp.until === "another stamp" ? stamp === gaveUp.stamp : stampDeployment(stamp) === stampDeployment(gaveUp.stamp);
+
 class ListedPodsState {
   current: Refreshed | undefined;
-  unusable = false;
+  gaveUp: GaveUp | undefined;
   private running: Promise<void> | undefined;
 
   /** One refresh at a time: a caller that comes while one runs shares it (podsAtStamp may then ask for one more). */
@@ -132,7 +140,7 @@ function parseEntries(text: string | null): PodEntry[] | undefined {
 /** What one refresh read: the table's next state, and the pods to replace or remove in it. */
 type Read =
   | { kind: "same" }
-  | { kind: "unusable" }
+  | { kind: "past 2^53"; stamp: string }
   | { kind: "whole"; head: Omit<Refreshed, "table">; entries: PodEntry[] }
   | { kind: "changes"; head: Omit<Refreshed, "table">; changed: number[]; entries: PodEntry[] };
 
@@ -169,7 +177,7 @@ async function readChanges(db: OffchainDb, before: Refreshed | undefined): Promi
         changed?.length === 0
           ? []
           : parseEntries((await tx.execute<{ entries: string | null }>(podEntriesSql(where))).rows[0]?.entries ?? null);
-      if (!entries) return { kind: "unusable" };
+      if (!entries) return { kind: "past 2^53", stamp: head.stamp };
       return changed ? { kind: "changes", head, changed, entries } : { kind: "whole", head, entries };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
@@ -184,8 +192,9 @@ async function refreshState(db: OffchainDb, state: ListedPodsState): Promise<voi
     return readChanges(db, before);
   });
   if (read.kind === "same") return;
-  if (read.kind === "unusable") {
-    state.unusable = true;
+  if (read.kind === "past 2^53") {
+    state.current = undefined;
+    state.gaveUp = { until: "another deployment", stamp: read.stamp };
     return;
   }
   if (read.kind === "changes" && before) {
@@ -239,25 +248,29 @@ async function changedPods(tx: Executor, before: Refreshed): Promise<number[] | 
 }
 
 /**
- * The pods as of `stamp` (refreshed first when it moved); undefined when the table cannot serve
- * (a transaction's executor, an indexer without `pod_list_change`, values past 2^53).
+ * The pods as of `stamp` (refreshed first when it moved); undefined when the table cannot serve:
+ * a transaction's executor, an indexer without `pod_list_change`, and while it is given up (values
+ * past 2^53, a view missing mid-refresh; see the top of this file).
  */
 async function podsAtStamp(db: Executor, stamp: string | undefined): Promise<ListedPods | undefined> {
   if (stamp === undefined || is(db, PgTransaction)) return undefined;
   let state = states.get(db);
   if (!state) states.set(db, (state = new ListedPodsState()));
-  if (state.unusable) return undefined;
+  if (state.gaveUp) {
+    if (stillGivenUp(state.gaveUp, stamp)) return undefined;
+    state.gaveUp = undefined;
+  }
   if (state.current?.stamp !== stamp) {
     try {
       await state.refresh(db as OffchainDb);
       // a refresh that had begun before this stamp was read may not show it: one more
-      if (state.current?.stamp !== stamp) await state.refresh(db as OffchainDb);
+      if (state.current?.stamp !== stamp && !state.gaveUp) await state.refresh(db as OffchainDb);
     } catch (error) {
       if (!isUndefinedTable(error)) throw error;
-      state.unusable = true;
+      state.gaveUp = { until: "another stamp", stamp };
     }
   }
-  return state.unusable ? undefined : state.current;
+  return state.gaveUp ? undefined : state.current;
 }
 
 /**
