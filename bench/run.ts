@@ -22,6 +22,8 @@
  * Chains: BENCH_INDEXER_EVENTS (dense, comma-separated, default 10000,50000), BENCH_SPARSE
  * (events of the sparse chain, 1 a block, default 2000; 0 skips), BENCH_LARGE=1 adds a dense
  * 150,000-event chain, BENCH_1M=1 a dense 1,000,000-event chain.
+ * Backfill also runs Ponder with this code's handlers emptied (bench/ponder-floor.ts): the fastest
+ * any handlers could make it on Ponder 0.16.10; BENCH_PONDER_FLOOR=0 skips it.
  * BENCH_BASELINE_PATCHED=1 runs the baseline commit with this Ponder patch, its later switches
  * off (BENCH_BASELINE_PATCH_ENV, K=V,…; default PONDER_PATCH_MERGE_GETLOGS=0, the patch as of
  * run 5), instead of Ponder as published.
@@ -46,6 +48,7 @@ import { startBenchAnvil } from "./anvil";
 import { generateChain } from "./chain-gen";
 import { compareChecksums, tableChecksums } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
+import { emptyHandlersRoot } from "./ponder-floor";
 import { startLatencyProxy } from "./rpc-latency";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -171,7 +174,7 @@ function contractsOf(deployment: Deployment) {
   return { CoreToken, VeCore, SubnetManager, PodManager };
 }
 
-type Row = { label: string; events: number; blocks: number; minimal: number; before?: RunResult; after: RunResult; exact?: string };
+type Row = { label: string; events: number; blocks: number; minimal: number; before?: RunResult; floor?: RunResult; after: RunResult; exact?: string };
 
 async function sectionBackfill(serverUrl: string) {
   const dense = (process.env.BENCH_INDEXER_EVENTS ?? "10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -183,6 +186,7 @@ async function sectionBackfill(serverUrl: string) {
     ...(sparse > 0 ? [{ label: `sparse ${fmt(sparse)}`, events: sparse, shape: "sparse" as const }] : []),
   ];
   const baselineRoot = checkoutBaseline(BASELINE_REF);
+  const floorRoot = process.env.BENCH_PONDER_FLOOR === "0" ? undefined : emptyHandlersRoot();
   console.log(
     `backfill: ${specs.map((s) => s.label).join(", ")}; before = commit ${baselineRoot ? BASELINE_REF : "(skipped)"}; ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? ""}`,
   );
@@ -216,6 +220,11 @@ async function sectionBackfill(serverUrl: string) {
           before = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_before", root: baselineRoot, env: asBefore });
           console.log(`    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`);
         }
+        let floor: RunResult | undefined;
+        if (floorRoot) {
+          floor = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_floor", root: floorRoot });
+          console.log(`    Ponder, empty handlers: ready in ${floor.seconds.toFixed(1)} s, peak RSS ${floor.peakMb.toFixed(0)} MB, CPU ${floor.cpuSeconds} s`);
+        }
         const after = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_after" });
         console.log(`    after:   ready in ${after.seconds.toFixed(1)} s, peak RSS ${after.peakMb.toFixed(0)} MB, CPU ${after.cpuSeconds} s`);
         let exact: string | undefined;
@@ -224,7 +233,7 @@ async function sectionBackfill(serverUrl: string) {
           exact = diffs.length === 0 ? "identical" : `DIFFERENT (${diffs.join("; ")})`;
           console.log(`    exactness vs ${BASELINE_REF}: ${exact}`);
         }
-        const row: Row = { label: spec.label, events: minimal.events, blocks: minimal.blocksWithLogs, minimal: minimal.seconds, after, ...(before ? { before } : {}), ...(exact ? { exact } : {}) };
+        const row: Row = { label: spec.label, events: minimal.events, blocks: minimal.blocksWithLogs, minimal: minimal.seconds, after, ...(before ? { before } : {}), ...(floor ? { floor } : {}), ...(exact ? { exact } : {}) };
         rows.push(row);
         if (spec.shape === "dense" && (!largestDense || spec.events >= dense[dense.length - 1]!)) {
           if (largestDense) {
@@ -243,16 +252,18 @@ async function sectionBackfill(serverUrl: string) {
     }
   } finally {
     if (baselineRoot) rmSync(baselineRoot, { recursive: true, force: true });
+    if (floorRoot) rmSync(floorRoot, { recursive: true, force: true });
   }
 
   console.log("\nbackfill (start to /ready; events/s = indexed events / seconds; ratio = ours / minimal):");
-  console.log("| chain | events | blocks with logs | minimal ev/s | before ev/s | before ratio | before peak RSS | after ev/s | after ratio | after peak RSS | exact |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+  console.log("| chain | events | blocks with logs | minimal ev/s | before ev/s | before ratio | before peak RSS | Ponder, empty handlers: ev/s | its ratio | after ev/s | after ratio | after peak RSS | exact |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
     const minimal = r.events / r.minimal;
     const b = r.before ? [fmt(r.events / r.before.seconds), (r.events / r.before.seconds / minimal).toFixed(3), `${r.before.peakMb.toFixed(0)} MB`] : ["-", "-", "-"];
+    const f = r.floor ? [fmt(r.events / r.floor.seconds), (r.events / r.floor.seconds / minimal).toFixed(3)] : ["-", "-"];
     const a = r.events / r.after.seconds;
-    console.log(`| ${r.label} | ${fmt(r.events)} | ${fmt(r.blocks)} | ${fmt(minimal)} | ${b.join(" | ")} | ${fmt(a)} | ${(a / minimal).toFixed(3)} | ${r.after.peakMb.toFixed(0)} MB | ${r.exact ?? "-"} |`);
+    console.log(`| ${r.label} | ${fmt(r.events)} | ${fmt(r.blocks)} | ${fmt(minimal)} | ${b.join(" | ")} | ${f.join(" | ")} | ${fmt(a)} | ${(a / minimal).toFixed(3)} | ${r.after.peakMb.toFixed(0)} MB | ${r.exact ?? "-"} |`);
   }
   const denseRows = rows.filter((r) => r.label.startsWith("dense"));
   if (denseRows.length >= 2) {
