@@ -29,6 +29,8 @@ export type GenerateOptions = {
   txPerBlock?: number;
   /** Unrelated transactions (plain transfers, no logs) added to every block, as on a busy Base block. */
   noisePerBlock?: number;
+  /** Empty blocks mined after each generated block: a long chain on which the protocol is quiet, as on Base. */
+  gapBlocks?: number;
 };
 
 export type GeneratedChain = { blocks: number; transactions: number; head: bigint };
@@ -176,6 +178,7 @@ export async function generateChain(rpcUrl: string, deployment: Deployment, opti
       }
       for (let k = 0; k < (options.noisePerBlock ?? 0); k++) calls.push(tx("deployer", addr("treasury"), "0x"));
       await send.block(calls);
+      if (options.gapBlocks) await rpcBatch(rpcUrl, [{ method: "anvil_mine", params: [`0x${options.gapBlocks.toString(16)}`] }]);
       mintedPods.push(...mintedThisBlock.splice(0));
     }
     return {};

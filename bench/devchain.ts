@@ -1,7 +1,9 @@
 /**
  * A generated chain kept running for indexer work between bench runs:
- *   npx tsx bench/devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>]
+ *   npx tsx bench/devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>] [--noise <n>] [--gap <n>]
  * writes <out-dir>/deployments.json (with the anvil URL) and keeps anvil up until SIGINT/SIGTERM.
+ * --noise: n unrelated transfers in every generated block (a busy Base block's other transactions);
+ * --gap: n empty blocks after each generated block (a long chain on which the protocol is quiet).
  * --calls-db: for chains too long to keep every block's state (1M events ≈ 130 GB on disk): anvil
  * keeps only recent states, and before generating, an indexer run on the deployed chain stores
  * the answers of its eth_calls at the deployment blocks in Ponder's RPC cache, in <database> (on
@@ -17,11 +19,17 @@ import { seedDemo } from "../devnet/seed";
 import { generateChain } from "./chain-gen";
 
 const args = process.argv.slice(2);
-const callsDbAt = args.indexOf("--calls-db");
-const callsDb = callsDbAt >= 0 ? args.splice(callsDbAt, 2)[1] : undefined;
+/** Removes `--name <value>` from args; its value. */
+const option = (name: string) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : undefined;
+};
+const callsDb = option("--calls-db");
+const noisePerBlock = Number(option("--noise") ?? 0);
+const gapBlocks = Number(option("--gap") ?? 0);
 const [eventsArg, shapeArg, outDir] = args;
-if (!eventsArg || !outDir || (callsDbAt >= 0 && !callsDb)) {
-  throw new Error("usage: devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>]");
+if (!eventsArg || !outDir || !Number.isInteger(noisePerBlock) || !Number.isInteger(gapBlocks)) {
+  throw new Error("usage: devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>] [--noise <n>] [--gap <n>]");
 }
 const chain = await startBenchAnvil({ persistStates: callsDb === undefined });
 const deployment = await deployProtocol(chain.rpcUrl);
@@ -44,7 +52,12 @@ if (callsDb) {
   await indexer.waitUntilReady(5 * 60_000);
   await indexer.stop();
 }
-const generated = await generateChain(chain.rpcUrl, deployment, { events: Number(eventsArg), shape: shapeArg === "sparse" ? "sparse" : "dense" });
+const generated = await generateChain(chain.rpcUrl, deployment, {
+  events: Number(eventsArg),
+  shape: shapeArg === "sparse" ? "sparse" : "dense",
+  noisePerBlock,
+  gapBlocks,
+});
 console.log(JSON.stringify({ rpcUrl: chain.rpcUrl, ...generated, head: Number(generated.head) }));
 const stop = async () => {
   await chain.stop();
