@@ -38,7 +38,7 @@ import { startBenchApi, startBenchIndexer } from "./api";
 import type { BenchData } from "./data";
 import { ownerSubject, publishMarketMetadata } from "./honest-metadata";
 import { measureRoutes, printTable, startReferenceServers } from "./measure";
-import { ROUTE_PATHS, routeHeaders, type RouteCase } from "./routes";
+import { ROUTE_PATHS, routeHeaders, type ReferenceApp, type RouteCase } from "./routes";
 
 const PONDER_SCHEMA = "bench_honest";
 /** Routes whose fixtures only the generated data has. */
@@ -63,7 +63,7 @@ const only = process.env.BENCH_READ_ROUTES?.split(",");
 const secondsSince = (t: number) => (performance.now() - t) / 1000;
 
 /** One request per route: each must answer 200; prints its size and the length of its first list (a page of nothing would measure little). */
-async function checkAnswers(routes: RouteCase[], data: BenchData, urls: { platform: string; stack: Record<"silent" | "info", string> }, cookieToken: string) {
+async function checkAnswers(routes: RouteCase[], data: BenchData, urls: { platform: string; stack: Record<ReferenceApp, string> }, cookieToken: string) {
   const parts: string[] = [];
   for (const route of routes) {
     const response = await fetch(`${route.stack ? urls.stack[route.stack] : urls.platform}${route.path(data)}`, { headers: routeHeaders(route, cookieToken) });

@@ -14,7 +14,7 @@ import { pino, type Logger } from "pino";
 import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import type { BenchData } from "./data";
-import { routeHeaders, type RouteCase } from "./routes";
+import { routeHeaders, type ReferenceApp, type RouteCase } from "./routes";
 import { runWrk, type LoadResult } from "./wrk";
 
 export const CONNECTIONS = 50;
@@ -52,9 +52,13 @@ function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<
 
 const urlOf = (server: ServerType) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+/** What a bare Hono JSON answer carries too. */
+const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
+
 /**
- * The two references, in this process beside the API: a bare Hono app (GET /json) and the Platform
- * app with its whole middleware stack and one trivial route (its cost ÷ bare is the stack's overhead).
+ * The references, in this process beside the API: a bare Hono app (GET /json); the Platform app
+ * with its whole middleware stack and one trivial route (its cost ÷ bare is the stack's overhead);
+ * and a bare route answering with that stack's headers (how much of that overhead they are).
  */
 export async function startReferenceServers(config: ApiConfig, databaseUrl: string) {
   const stackStore = createDb(databaseUrl, { chainSchemaName: "chain" });
@@ -64,14 +68,23 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
     return listen(app.fetch);
   };
   const silentStack = await stackServer(createLogger("silent"));
+  // the headers a trivial answer of the stack carries beyond a bare one's, sent by a bare route
+  const probe = await fetch(`${urlOf(silentStack)}/api/v1/bench/trivial`);
+  const stackHeaders: Record<string, string> = {};
+  probe.headers.forEach((value, name) => {
+    if (!BARE_ANSWER_HEADERS.has(name)) stackHeaders[name] = value;
+  });
+  const headersApp = new Hono();
+  headersApp.get("/json", (c) => c.json({ hello: "world" }, 200, stackHeaders));
+  const headersServer = await listen(headersApp.fetch);
   // pino's default destination (stdout, synchronous writes) pointed at /dev/null
   const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
   const bareApp = new Hono();
   bareApp.get("/json", (c) => c.json({ hello: "world" }));
   const bareServer = await listen(bareApp.fetch);
-  const servers = [bareServer, silentStack, loggedStack];
+  const servers = [bareServer, silentStack, loggedStack, headersServer];
   return {
-    stackUrls: { silent: urlOf(silentStack), info: urlOf(loggedStack) },
+    stackUrls: { silent: urlOf(silentStack), info: urlOf(loggedStack), headers: urlOf(headersServer) },
     bareUrl: urlOf(bareServer),
     async close() {
       for (const server of servers) await new Promise((resolve) => server.close(resolve));
@@ -119,7 +132,7 @@ export type MeasureOptions = {
   /** Appended to each route's name (e.g. " (analyzed)"). */
   label: string;
   platformUrl: string;
-  stackUrls: Record<"silent" | "info", string>;
+  stackUrls: Record<ReferenceApp, string>;
   bareUrl: string;
   /** The IdP token of the user whose cookie the cookie routes send. */
   cookieToken: string;

@@ -5,6 +5,8 @@ import { BENCH_AGENT_CREDENTIAL, BENCH_AGENT_ID, DATASET_SUBNET, type BenchData 
 /** Offset of the "deep" page: page 5,000 of limit 10, or the last page when there are fewer pods. */
 const deepOffset = (d: BenchData) => (Math.min(5_000, Math.ceil(d.pods / 10)) - 1) * 10;
 
+export type ReferenceApp = "silent" | "info" | "headers";
+
 export interface RouteCase {
   name: string;
   path: (data: BenchData) => string;
@@ -12,10 +14,11 @@ export interface RouteCase {
   /** Sent with the bench agent's credential (Authorization: Bearer). */
   agent?: boolean;
   /**
-   * Served by a "stack" app (measure.ts): the Platform app's whole middleware stack with one trivial
-   * route added, its logger silent or writing the API's JSON line per request at `info` (to /dev/null).
+   * Served by a reference app (measure.ts): the Platform app's whole middleware stack with one
+   * trivial route added, its logger silent or writing the API's JSON line per request at `info` (to
+   * /dev/null); or "headers", a bare Hono route answering with that stack's response headers.
    */
-  stack?: "silent" | "info";
+  stack?: ReferenceApp;
   /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
   connections?: number;
   /** Sent with `Accept-Encoding: gzip`, as browsers, fetch and most HTTP clients send it. */
@@ -27,6 +30,8 @@ export const ROUTE_PATHS: RouteCase[] = [
   { name: "stack", path: () => "/api/v1/bench/trivial", stack: "silent" },
   // the same with the request log on, as the API runs by default (LOG_LEVEL=info)
   { name: "stackLogged", path: () => "/api/v1/bench/trivial", stack: "info" },
+  // a bare route sending the stack's answer headers (rate limit, CORS, request id): their cost alone
+  { name: "bareHeaders", path: () => "/json", stack: "headers" },
   { name: "page1", path: () => "/api/v1/public/pods?page=1&limit=10" },
   // page 5,000 of limit 10, or the last page when there are fewer pods (see deepOffset)
   { name: "deep", path: (d) => `/api/v1/public/pods?page=${deepOffset(d) / 10 + 1}&limit=10` },
