@@ -4,6 +4,7 @@
  */
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
+import type { ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
@@ -74,8 +75,13 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
   probe.headers.forEach((value, name) => {
     if (!BARE_ANSWER_HEADERS.has(name)) stackHeaders[name] = value;
   });
-  const headersApp = new Hono();
-  headersApp.get("/json", (c) => c.json({ hello: "world" }, 200, stackHeaders));
+  // set on the Node response, as the stack sets them (api/http/answer-headers.ts): in the answer's
+  // own header record, @hono/node-server writes them through a slower path of Node's
+  const headersApp = new Hono<{ Bindings: { outgoing: ServerResponse } }>();
+  headersApp.get("/json", (c) => {
+    for (const [name, value] of Object.entries(stackHeaders)) c.env.outgoing.setHeader(name, value);
+    return c.json({ hello: "world" });
+  });
   const headersServer = await listen(headersApp.fetch);
   // pino's default destination (stdout, synchronous writes) pointed at /dev/null
   const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
