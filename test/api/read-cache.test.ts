@@ -3,6 +3,8 @@
  * memory until the indexer's checkpoint advances or an off-chain write commits, on any replica.
  * A `chain._ponder_checkpoint` table stands in for the indexer's view.
  */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
 import type { Context } from "hono";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +25,9 @@ beforeAll(async () => {
   admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA chain`);
-  await admin.query(`CREATE TABLE chain._ponder_checkpoint (chain_name text PRIMARY KEY, latest_checkpoint varchar(75) NOT NULL)`);
+  await admin.query(
+    `CREATE TABLE chain._ponder_checkpoint (chain_name text PRIMARY KEY, latest_checkpoint varchar(75) NOT NULL)`,
+  );
   await admin.query(`INSERT INTO chain._ponder_checkpoint VALUES ('base', '1000')`);
 });
 
@@ -101,6 +105,37 @@ describe("read cache", () => {
     // another URL is another entry
     await r.app.request("/api/v1/public/things?page=2");
     expect(r.runs()).toBe(2);
+  });
+
+  it("answers a hit and a 304 with every header through the Node server (the record and the middleware's headers)", async () => {
+    const r = startReplica();
+    const server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: r.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/public/things?page=1`;
+      const first = await fetch(url);
+      const firstBody = await first.text();
+      const hit = await fetch(url, { headers: { "x-request-id": "hit-1" } });
+      expect(hit.status).toBe(200);
+      expect(await hit.text()).toBe(firstBody);
+      expect(hit.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+      expect(hit.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(hit.headers.get("cache-control")).toBe("public, no-cache");
+      expect(hit.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(hit.headers.get("content-length")).toBe(String(Buffer.byteLength(firstBody)));
+      expect(hit.headers.get("x-request-id")).toBe("hit-1");
+      const revalidated = await fetch(url, {
+        headers: { "if-none-match": first.headers.get("etag")!, "x-request-id": "r-1" },
+      });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(revalidated.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
+      expect(revalidated.headers.get("x-request-id")).toBe("r-1");
+      expect(r.runs()).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("is invalidated by an off-chain write: the next request sees it, on every replica", async () => {
