@@ -6,6 +6,7 @@
  */
 import { gzipSync } from "node:zlib";
 import type { Context } from "hono";
+import { answerWithHeaders } from "./answer-headers";
 import { requestHeader } from "./request-headers";
 
 /** Smaller bodies are sent as they are: gzip would save a few bytes for its CPU. */
@@ -29,10 +30,10 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 export function sendJsonBody(c: Context, body: Uint8Array): Response {
   const headers: Record<string, string> = { "content-type": "application/json", vary: "Accept-Encoding" };
   if (body.byteLength < MIN_GZIP_BYTES || !acceptsGzip(requestHeader(c, "accept-encoding"))) {
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, headers);
+    return answerWithHeaders(body as Uint8Array<ArrayBuffer>, 200, headers);
   }
   let encoded = gzipped.get(body);
   if (!encoded) gzipped.set(body, (encoded = gzipSync(body)));
   headers["content-encoding"] = "gzip";
-  return c.body(encoded as Uint8Array<ArrayBuffer>, 200, headers);
+  return answerWithHeaders(encoded as Uint8Array<ArrayBuffer>, 200, headers);
 }
