@@ -75,8 +75,8 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
   probe.headers.forEach((value, name) => {
     if (!BARE_ANSWER_HEADERS.has(name)) stackHeaders[name] = value;
   });
-  // set on the Node response, as the stack sets them (api/http/answer-headers.ts): in the answer's
-  // own header record, @hono/node-server writes them through a slower path of Node's
+  // set on the Node response, as the stack sets them (api/http/answer-headers.ts); passed to
+  // c.json instead, they would cost more: Hono puts them in a WHATWG Headers object (answerWithHeaders)
   const headersApp = new Hono<{ Bindings: { outgoing: ServerResponse } }>();
   headersApp.get("/json", (c) => {
     for (const [name, value] of Object.entries(stackHeaders)) c.env.outgoing.setHeader(name, value);
