@@ -74,7 +74,6 @@ export async function createDatabase(serverUrl: string, name: string): Promise<v
   });
 }
 
-/** Drops database `name`, disconnecting its sessions; a no-op when it does not exist. */
 /** Creates `name` as a copy of `template` (which must have no open connection). */
 export async function copyDatabase(serverUrl: string, template: string, name: string): Promise<void> {
   await withClient(maintenanceUrl(serverUrl), async (client) => {
@@ -82,6 +81,7 @@ export async function copyDatabase(serverUrl: string, template: string, name: st
   });
 }
 
+/** Drops database `name`, disconnecting its sessions; a no-op when it does not exist. */
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   await withClient(maintenanceUrl(serverUrl), async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);

@@ -1,4 +1,5 @@
 import { setDatabaseSchema } from "@ponder/client";
+import { escapeIdentifier, escapeLiteral } from "pg";
 import * as chainSchema from "../../ponder.schema";
 
 /**
@@ -24,8 +25,7 @@ export function bindChainSchema(viewsSchema: string): void {
  * across requests are keyed by it.
  */
 export function viewsDeploymentSql(viewsSchema = boundViewsSchema): string {
-  const name = `"${viewsSchema.replace(/"/g, '""')}"._ponder_checkpoint`;
-  return `to_regclass('${name.replace(/'/g, "''")}')::oid::text`;
+  return `to_regclass(${escapeLiteral(`${escapeIdentifier(viewsSchema)}._ponder_checkpoint`)})::oid::text`;
 }
 
 bindChainSchema("chain");

@@ -23,6 +23,7 @@
  * replica, within maxAgeMs (at once with a cookie).
  */
 import type pg from "pg";
+import { escapeIdentifier } from "pg";
 import { viewsDeploymentSql } from "../db/chain";
 
 export interface ReadVersion {
@@ -43,7 +44,7 @@ export interface ReadVersionOptions {
 export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: ReadVersionOptions = {}): ReadVersion {
   const maxAgeMs = options.maxAgeMs ?? 0;
   const now = options.now ?? (() => performance.now());
-  const schema = `"${viewsSchema.replace(/"/g, '""')}"`;
+  const schema = escapeIdentifier(viewsSchema);
   const sql =
     `SELECT (SELECT max(latest_checkpoint)::text FROM ${schema}._ponder_checkpoint) AS checkpoint, ` +
     `${viewsDeploymentSql(viewsSchema)} AS deployment, ` +
