@@ -1,6 +1,5 @@
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve, type ServerType } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import type { Logger } from "pino";
 import { startEmbeddedPostgres, type DatabaseHandle } from "../ops/postgres";
 import { createChatApp } from "./chat/app";
@@ -12,7 +11,7 @@ import { createEvalApp, createEvalSettlementWorker } from "./eval/app";
 import type { SettlementWorker } from "./eval/settlement/worker";
 import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
-import { answerClientErrorsAsJson } from "./http/node-errors";
+import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
 import { createPlatformContext } from "./platform/context";
 import { preparePodList } from "./platform/services/pod-list";
@@ -27,18 +26,6 @@ export interface ApiServer {
 
 const CLOSE_GRACE_MS = 5_000;
 const IDLE_CHECK_MS = 50;
-
-function listen(
-  app: { fetch: Parameters<typeof serve>[0]["fetch"] },
-  hostname: string,
-  port: number,
-): Promise<ServerType> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname, port }, () => resolve(server));
-    server.once("error", reject);
-    answerClientErrorsAsJson(server as Server);
-  });
-}
 
 /** The URL a client on this machine uses: a wildcard bind is reached at the loopback address. */
 function urlOf(server: ServerType, host: string): string {
@@ -104,9 +91,9 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain };
     platformApp = createPlatformApp(deps);
     preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
-    servers.push(await listen(platformApp, config.host, config.ports.platform));
-    servers.push(await listen(createChatApp(deps), config.host, config.ports.chat));
-    servers.push(await listen(createEvalApp(deps), config.host, config.ports.eval));
+    servers.push(await serveApp(platformApp, config.host, config.ports.platform));
+    servers.push(await serveApp(createChatApp(deps), config.host, config.ports.chat));
+    servers.push(await serveApp(createEvalApp(deps), config.host, config.ports.eval));
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
     reconciler = startReorgReconciler(deps);

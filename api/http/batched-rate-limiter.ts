@@ -102,6 +102,14 @@ export class BatchedRateLimiter {
     return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
   }
 
+  /** Whether `points` more for `key` stay within the budget; nothing is counted. */
+  admits(key: string | number, points = 1): boolean {
+    const now = this.now();
+    const counter = this.counters.get(this.getKey(key));
+    const consumed = counter && counter.window === this.windowOf(now) ? counter.synced + counter.sending + counter.pending : 0;
+    return consumed + points <= this.points;
+  }
+
   consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
     const { consumed, remainingPoints, msBeforeNext } = this.take(key, pointsToConsume);
     const res = new RateLimiterRes(remainingPoints, msBeforeNext, consumed);

@@ -43,27 +43,38 @@ export const CORS_EXPOSED_HEADERS = [
 
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/**
+ * The CORS headers of an answer (not a preflight) to a request from `origin`, in the order they
+ * are set; the one place both the middleware and the front of cached reads take them from.
+ */
+export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origin: string | undefined) => Array<[string, string]> {
+  const exposed: [string, string] = ["Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(",")];
+  if (origins === "*") {
+    const headers: Array<[string, string]> = [["Access-Control-Allow-Origin", "*"], exposed];
+    return () => headers;
+  }
+  const allowed = new Set(origins);
+  const credentialed: Array<[string, string]> = [["Access-Control-Allow-Credentials", "true"], exposed, ["Vary", "Origin"]];
+  return (origin) =>
+    origin !== undefined && allowed.has(origin) ? [["Access-Control-Allow-Origin", origin], ...credentialed] : credentialed;
+}
+
 /** The CORS middleware for `origins`, or undefined for `none`. */
 export function corsMiddleware(origins: CorsOrigins): MiddlewareHandler | undefined {
   if (origins === "none") return undefined;
-  const credentials = origins !== "*";
   const preflight = cors({
     origin: origins,
-    credentials,
+    credentials: origins !== "*",
     allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     allowHeaders: CORS_ALLOWED_HEADERS,
     exposeHeaders: CORS_EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE_SECONDS,
   });
-  const exposed = CORS_EXPOSED_HEADERS.join(",");
-  const allowed = new Set(origins === "*" ? [] : origins);
+  const answerHeaders = corsAnswerHeaders(origins);
   return async (c, next) => {
     if (c.req.method === "OPTIONS") return preflight(c, next);
     await next();
-    const origin = origins === "*" ? "*" : requestHeader(c, "origin");
-    if (origin && (origins === "*" || allowed.has(origin))) setAnswerHeader(c, "Access-Control-Allow-Origin", origin);
-    if (credentials) setAnswerHeader(c, "Access-Control-Allow-Credentials", "true");
-    setAnswerHeader(c, "Access-Control-Expose-Headers", exposed);
-    if (credentials) setAnswerHeader(c, "Vary", "Origin", true);
+    // Vary is appended: a handler may have set its own
+    for (const [name, value] of answerHeaders(requestHeader(c, "origin"))) setAnswerHeader(c, name, value, name === "Vary");
   };
 }

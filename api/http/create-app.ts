@@ -13,6 +13,7 @@ import { MemoRouter } from "./memo-router";
 import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
 import type { AppEnv, Surface } from "./types";
 import { requestHeader } from "./request-headers";
+import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
@@ -41,16 +42,9 @@ function createRootRouter<E extends Env>(): OpenAPIHono<E> {
   return new OpenAPIHono<E>({ defaultHook: validationHook, router: new MemoRouter() });
 }
 
-const REQUEST_ID_HEADER = "X-Request-Id";
-const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
-
-/**
- * Hono's `requestId` (the client's `X-Request-Id` when it is 1-255 of `[A-Za-z0-9_-=]`, else a
- * UUID; `c.get("requestId")`, echoed in `X-Request-Id`), with the header set on the finished answer.
- */
+/** `c.get("requestId")` (see requestIdFor), echoed in `X-Request-Id` on the finished answer. */
 const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const sent = requestHeader(c, "x-request-id");
-  const id = sent !== undefined && VALID_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+  const id = requestIdFor(requestHeader(c, "x-request-id"));
   c.set("requestId", id);
   await next();
   setAnswerHeader(c, REQUEST_ID_HEADER, id);

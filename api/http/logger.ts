@@ -36,17 +36,18 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestLog = logger.child({ requestId: c.get("requestId") });
     c.set("logger", requestLog);
     await next();
-    const status = c.res.status;
-    // 503 is a deliberate answer (not ready, dependency down), not a fault of ours.
-    const level = status >= 500 && status !== 503 ? "error" : isDocsAssetPath(c.req.path) && status < 400 ? "debug" : "info";
-    // the docs page's static assets (several per page view) only at debug level
-    if (!requestLog.isLevelEnabled(level)) return;
-    const line = {
-      method: c.req.method,
-      path: c.req.path,
-      status,
-      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-    };
-    requestLog[level](line, "request");
+    logRequest(requestLog, c.req.method, c.req.path, c.res.status, startedAt);
   };
+}
+
+/**
+ * The one line of an answered request (`startedAt`: performance.now() when it arrived): at info;
+ * at error for a 5xx but 503 (a deliberate answer: not ready, dependency down, not a fault of
+ * ours); the docs page's static assets (several per page view) only at debug.
+ */
+export function logRequest(requestLog: Logger, method: string, path: string, status: number, startedAt: number): void {
+  const level = status >= 500 && status !== 503 ? "error" : isDocsAssetPath(path) && status < 400 ? "debug" : "info";
+  if (!requestLog.isLevelEnabled(level)) return;
+  const line = { method, path, status, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 };
+  requestLog[level](line, "request");
 }

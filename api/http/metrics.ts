@@ -159,13 +159,17 @@ export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
       await next();
       status = c.res.status;
     } finally {
-      const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : "OTHER";
-      const route = routeTemplate(c);
-      const key = `${surface} ${method} ${status} ${route}`;
-      // inline, unnamed: a named closure costs a `__name` call per request under tsx (keepNames)
-      httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
+      observeRequest(surface, c.req.method, status, routeTemplate(c), started);
     }
   };
+}
+
+/** Counts and times one answered request (`started`: process.hrtime.bigint() when it arrived). */
+export function observeRequest(surface: Surface, requestMethod: string, status: number, route: string, started: bigint): void {
+  const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : "OTHER";
+  const key = `${surface} ${method} ${status} ${route}`;
+  // inline, unnamed: a named closure costs a `__name` call per request under tsx (keepNames)
+  httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 export function countRateLimitRejection(surface: Surface | undefined, budget: string): void {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type { Context, MiddlewareHandler } from "hono";
@@ -8,8 +9,8 @@ import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
 import { tooManyRequests } from "./errors";
 import { countRateLimitRejection } from "./metrics";
 import { BatchedRateLimiter } from "./batched-rate-limiter";
-import type { AppEnv, RequestBudgets } from "./types";
-import { requestHeader } from "./request-headers";
+import type { AppEnv, BudgetStanding, RequestBudgets } from "./types";
+import { requestHeaderOf } from "./request-headers";
 
 export interface RateLimitSettings {
   points: number;
@@ -53,14 +54,21 @@ export interface RateLimitOptions {
   skip?: (c: Context<AppEnv>) => boolean;
 }
 
+/** With `trustProxy`, the nearest hop of X-Forwarded-For (the one our proxy added). */
+function forwardedFor(header: string | undefined): string | undefined {
+  return header?.split(",").map((hop) => hop.trim()).filter(Boolean).at(-1);
+}
+
+/** The client of a Node request (see clientIp). */
+export function nodeClientIp(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
+  const nearest = trustProxy ? forwardedFor(requestHeaderOf(incoming.headers, "x-forwarded-for")) : undefined;
+  return nearest || incoming.socket?.remoteAddress;
+}
+
 export function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const hops = requestHeader(c, "x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter(Boolean);
-    const nearest = hops?.at(-1);
-    if (nearest) return nearest;
-  }
-  // served by @hono/node-server: the socket's address (what getConnInfo reads, without its object)
-  const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+  // served by @hono/node-server: the Node request's headers and socket (without getConnInfo's object)
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const address = incoming?.headers ? nodeClientIp(incoming, trustProxy) : trustProxy ? forwardedFor(c.req.header("x-forwarded-for")) : undefined;
   if (address) return address;
   try {
     return getConnInfo(c).remote.address ?? "unknown";
@@ -69,11 +77,36 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   }
 }
 
+/** The key of a client's per-IP budget. */
+export const ipBudgetKey = (ip: string) => `ip:${ip}`;
+
+/** What chargeIpAhead leaves on a Node request for the middleware. */
+const CHARGED_AHEAD = Symbol("ip budget charged ahead");
+type ChargedAhead = { key: string; standing: BudgetStanding };
+
+/**
+ * Charges the per-IP budget of a Node request before the app sees it (the front of cached reads,
+ * cached-read-front.ts), if the budget admits one more request: the rate-limit middleware then
+ * finds that key charged, as if it had charged it itself, should the request reach the app.
+ * Undefined, with nothing charged: no client address, or over budget (the middleware's 429).
+ */
+export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
+  const ip = nodeClientIp(incoming, trustProxy);
+  if (!ip) return undefined;
+  const key = ipBudgetKey(ip);
+  if (!limiter.admits(key)) return undefined;
+  const { remainingPoints, msBeforeNext } = limiter.take(key);
+  const standing = standingOf(limiter.points, remainingPoints, msBeforeNext);
+  (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
+  return standing;
+}
+
 /** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
 function budgetsOf(c: Context<AppEnv>): RequestBudgets {
   let budgets = c.get("rateLimitBudgets");
   if (!budgets) {
-    budgets = { charged: [] };
+    const ahead = (c.env as { incoming?: { [CHARGED_AHEAD]?: ChargedAhead } } | undefined)?.incoming?.[CHARGED_AHEAD];
+    budgets = ahead ? { charged: [ahead.key], standing: ahead.standing } : { charged: [] };
     c.set("rateLimitBudgets", budgets);
   }
   return budgets;
@@ -81,27 +114,38 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
-/** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of the request's tightest budget so far. */
+/** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing, in order. */
+export function rateLimitHeaderPairs(standing: BudgetStanding): Array<[string, string]> {
+  return [
+    ["RateLimit-Limit", String(standing.limit)],
+    ["RateLimit-Remaining", String(standing.remaining)],
+    ["RateLimit-Reset", String(standing.resetSeconds)],
+  ];
+}
+
+/** The RateLimit-* headers of the request's tightest budget so far. */
 function rateLimitHeaders(c: Context<AppEnv>): Record<string, string> {
   const standing = c.get("rateLimitBudgets")?.standing;
-  if (!standing) return {};
-  return {
-    "RateLimit-Limit": String(standing.limit),
-    "RateLimit-Remaining": String(standing.remaining),
-    "RateLimit-Reset": String(standing.resetSeconds),
-  };
+  return standing ? Object.fromEntries(rateLimitHeaderPairs(standing)) : {};
+}
+
+/** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
+export function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {
+  return { limit, remaining: Math.max(0, remainingPoints), resetSeconds: Math.max(0, Math.ceil(msBeforeNext / 1000)) };
 }
 
 /** Keeps the budget with the fewest requests left (on a tie, the later reset); the headers are set on the answer. */
 function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number): void {
-  const remaining = Math.max(0, remainingPoints);
-  const resetSeconds = Math.max(0, Math.ceil(msBeforeNext / 1000));
+  const standing = standingOf(limit, remainingPoints, msBeforeNext);
   const budgets = budgetsOf(c);
   const current = budgets.standing;
-  if (current && (current.remaining < remaining || (current.remaining === remaining && current.resetSeconds >= resetSeconds))) {
+  if (
+    current &&
+    (current.remaining < standing.remaining || (current.remaining === standing.remaining && current.resetSeconds >= standing.resetSeconds))
+  ) {
     return;
   }
-  budgets.standing = { limit, remaining, resetSeconds };
+  budgets.standing = standing;
 }
 
 /** After the handler: the answer gets the request's RateLimit-* headers unless it has them. */
@@ -110,9 +154,7 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
   if (!standing) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
-  setAnswerHeader(c, "RateLimit-Limit", String(standing.limit));
-  setAnswerHeader(c, "RateLimit-Remaining", String(standing.remaining));
-  setAnswerHeader(c, "RateLimit-Reset", String(standing.resetSeconds));
+  for (const [name, value] of rateLimitHeaderPairs(standing)) setAnswerHeader(c, name, value);
 }
 
 /**
@@ -174,7 +216,7 @@ export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOption
   return async (c, next) => {
     if (options.skip?.(c)) return next();
     const budgets = budgetsOf(c);
-    const ipKey = `ip:${clientIp(c, options.trustProxy)}`;
+    const ipKey = ipBudgetKey(clientIp(c, options.trustProxy));
     if (!budgets.charged.includes(ipKey)) {
       budgets.charged.push(ipKey);
       const pending = chargeBudget(c, limiter, ipKey, "ip");

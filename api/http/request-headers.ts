@@ -13,6 +13,11 @@ import type { Context } from "hono";
 export function requestHeader(c: Context, name: Lowercase<string>): string | undefined {
   const incoming = (c.env as { incoming?: { headers?: IncomingHttpHeaders } } | undefined)?.incoming;
   if (!incoming?.headers) return c.req.header(name);
-  const value = incoming.headers[name];
+  return requestHeaderOf(incoming.headers, name);
+}
+
+/** The same read on a Node request's headers. */
+export function requestHeaderOf(headers: IncomingHttpHeaders, name: Lowercase<string>): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value.join(", ") : value;
 }

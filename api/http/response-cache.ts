@@ -18,7 +18,7 @@
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { answerWithHeaders } from "./answer-headers";
-import { countCacheLookup } from "./metrics";
+import { countCacheLookup, routeTemplate } from "./metrics";
 import type { ReadVersion } from "./read-version";
 import type { AppEnv } from "./types";
 import { requestHeader } from "./request-headers";
@@ -41,6 +41,8 @@ interface Entry {
   body: Uint8Array;
   contentType: string;
   etag: string;
+  /** The template of the route that computed it (the request metrics' `route` label). */
+  route: string;
   /** The headers of a 200 answer from this entry, by x-cache value. */
   headers: { hit: Record<string, string>; stale: Record<string, string> };
   storedAt: number;
@@ -54,11 +56,49 @@ const offchainPart = (version: string) => version.slice(version.lastIndexOf(":")
 export const CACHE_CONTROL = "public, no-cache";
 export const CACHE_STATUS_HEADER = "x-cache";
 
+/** What a request answered from the cache gets: a 200 with the kept body, or a 304. */
+export interface CachedAnswer {
+  status: 200 | 304;
+  body: Uint8Array | null;
+  headers: Record<string, string>;
+  /** The template of the route that computed the body. */
+  route: string;
+}
+
 export interface ResponseCache {
   middleware: MiddlewareHandler<AppEnv>;
+  /**
+   * The answer of an anonymous GET of `key` (cacheKey) that this cache holds fresh at the recent
+   * read version, else undefined (nothing counted: the request is left to the middleware). For
+   * the Node-level front of cached reads (cached-read-front.ts), which only asks for requests the
+   * middleware would answer with `recent()` (no Authorization, no cookie, no Cache-Control).
+   */
+  freshAnswer(key: string, ifNoneMatch: string | undefined): Promise<CachedAnswer | undefined>;
+  /** Whether a request's path may be cached (the option it was made with). */
+  cacheable(path: string): boolean;
   /** Entries held (tests, metrics). */
   size(): number;
 }
+
+/**
+ * The key of a request in the cache: its Host and request target as the client sent them, so
+ * that a front that sees only the Node request finds what the middleware stored.
+ */
+export function cacheKey(host: string | undefined, target: string): string {
+  return `${host ?? ""}${target}`;
+}
+
+type NodeIncoming = { url?: string; headers: { host?: string } };
+
+function requestCacheKey(c: Context<AppEnv>): string {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  if (incoming?.url !== undefined) return cacheKey(incoming.headers.host, incoming.url);
+  const url = new URL(c.req.url);
+  return cacheKey(url.host, url.pathname + url.search);
+}
+
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*") === true;
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
   const maxEntries = options.maxEntries ?? 10_000;
@@ -111,16 +151,31 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     }
   };
 
+  /** The entry of `key` computed at `seen` and younger than the TTL. */
+  const freshEntry = (key: string, seen: string): Entry | undefined => {
+    if (seen !== version) advance(seen);
+    const cached = entries.get(key);
+    return cached && cached.version === seen && Date.now() - cached.storedAt < ttlMs ? cached : undefined;
+  };
+
+  const cachedAnswer = (entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale"): CachedAnswer => {
+    if (matchesEtag(ifNoneMatch, entry.etag)) {
+      const headers = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+      return { status: 304, body: null, headers, route: entry.route };
+    }
+    return { status: 200, body: entry.body, headers: entry.headers[status], route: entry.route };
+  };
+
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
     countCacheLookup(c.get("surface"), "response", status);
-    if (ifNoneMatch?.split(",").some((tag) => tag.trim() === entry.etag || tag.trim() === "*")) {
-      return answerWithHeaders(null, 304, {
-        etag: entry.etag,
-        "cache-control": CACHE_CONTROL,
-        [CACHE_STATUS_HEADER]: status,
-      });
-    }
-    return answerWithHeaders(entry.body as Uint8Array<ArrayBuffer>, 200, entry.headers[status]);
+    const { body, status: code, headers } = cachedAnswer(entry, ifNoneMatch, status);
+    return answerWithHeaders(body as Uint8Array<ArrayBuffer> | null, code, headers);
+  };
+
+  const freshAnswer = async (key: string, ifNoneMatch: string | undefined): Promise<CachedAnswer | undefined> => {
+    const seen = await options.version.recent();
+    const entry = seen === undefined ? undefined : freshEntry(key, seen);
+    return entry && cachedAnswer(entry, ifNoneMatch, "hit");
   };
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -141,14 +196,12 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     const strict = requestHeader(c, "cookie") !== undefined || requestHeader(c, "cache-control")?.includes("no-cache") === true;
     const seen = strict ? await options.version.current() : await options.version.recent();
     if (seen === undefined) return next();
-    if (seen !== version) advance(seen);
-    const key = c.req.url;
+    const key = requestCacheKey(c);
     const ifNoneMatch = requestHeader(c, "if-none-match");
 
+    const fresh = freshEntry(key, seen);
+    if (fresh) return answer(c, fresh, ifNoneMatch, "hit");
     const cached = entries.get(key);
-    if (cached && cached.version === seen && Date.now() - cached.storedAt < ttlMs) {
-      return answer(c, cached, ifNoneMatch, "hit");
-    }
 
     const flightKey = `${seen}\n${key}`;
     const shared = pending.get(flightKey);
@@ -189,6 +242,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
           body,
           contentType,
           etag,
+          route: routeTemplate(c),
           headers: { hit: { ...shared, [CACHE_STATUS_HEADER]: "hit" }, stale: { ...shared, [CACHE_STATUS_HEADER]: "stale" } },
           storedAt: Date.now(),
           version: seen,
@@ -207,7 +261,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     }
   };
 
-  return { middleware, size: () => entries.size };
+  return { middleware, freshAnswer, cacheable: options.cacheable, size: () => entries.size };
 }
 
 /**

@@ -1,3 +1,6 @@
+import type { Logger } from "pino";
+import { BatchedRateLimiter } from "../http/batched-rate-limiter";
+import { cachedReadFront } from "../http/cached-read-front";
 import { createApp } from "../http/create-app";
 import { mountDocs } from "../http/docs";
 import { provideContext } from "../http/middleware";
@@ -5,7 +8,8 @@ import { mountOpenApi } from "../http/openapi";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { createPlatformReadCache } from "./read-cache";
-import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./context";
+import type { ResponseCache } from "../http/response-cache";
+import { createPlatformServices, type PlatformDeps, type PlatformEnv, type PlatformServices } from "./context";
 import { agentsRouter } from "./routes/agents/agents.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { datasetsRouter } from "./routes/datasets/datasets.index";
@@ -23,6 +27,20 @@ import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
 import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
 export const PLATFORM_BASE_PATH = "/api/v1";
+
+/** The front of the cached public reads (api/http/cached-read-front.ts), when the budgets are counted in process. */
+function cachedReadFrontOf(ctx: PlatformServices, cache: ResponseCache, logger: Logger) {
+  const limiter: unknown = ctx.rateLimiter;
+  if (!(limiter instanceof BatchedRateLimiter)) return undefined;
+  return cachedReadFront({
+    surface: "platform",
+    cache,
+    limiter,
+    trustProxy: ctx.api.trustProxy,
+    corsOrigins: ctx.api.corsOrigins,
+    logger,
+  });
+}
 
 /** The resource routers, in the order they are mounted under PLATFORM_BASE_PATH. */
 const routers = [
@@ -46,11 +64,13 @@ const routers = [
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
  * dependencies from `c.get("ctx")` (PlatformServices), set once here. `close()` stops what the app
  * runs in the background (the event feed's poller): open event streams end at their next wake-up.
+ * `front`, when there is one, goes before the app's Node listener (api/server.ts).
  */
 export function createPlatformApp(deps: PlatformDeps) {
   const ctx = createPlatformServices(deps);
+  const logger = deps.logger.child({ service: "platform-api" });
   const app = createApp<PlatformEnv>({
-    logger: deps.logger.child({ service: "platform-api" }),
+    logger,
     maxBodyBytes: SURFACE_BODY_LIMITS.platform,
     surface: { name: "platform", config: deps.config },
   });
@@ -68,5 +88,5 @@ export function createPlatformApp(deps: PlatformDeps) {
   ctx.platform.statsApiKeys();
   mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
   mountDocs(app, { title: "Data-Market Platform API" });
-  return Object.assign(app, { close: () => ctx.eventFeed.close() });
+  return Object.assign(app, { close: () => ctx.eventFeed.close(), front: readCache && cachedReadFrontOf(ctx, readCache, logger) });
 }

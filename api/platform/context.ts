@@ -1,4 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Address, ContractEventName, Hash } from "viem";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { loadProtocolConfig } from "../../chain/protocol-config";
@@ -117,6 +118,8 @@ export type PlatformDeps = ApiDeps & { platform?: PlatformContext; agentsConfig?
 
 /** What the Platform API's handlers and middleware read from `c.get("ctx")` (built once per app). */
 export interface PlatformServices extends SurfaceContext {
+  /** The limiter of the per-IP and per-identity budgets (identityRateLimit's). */
+  rateLimiter: RateLimiterAbstract;
   api: ApiConfig;
   platform: PlatformContext;
   agents: AgentsConfig;
@@ -145,6 +148,7 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
     pool: deps.pool,
     viewsSchema: deps.config.ponderViewsSchema,
     // one limiter for the per-IP and the per-identity budgets (same budget table and prefix)
+    rateLimiter: limiter,
     identityRateLimit: rateLimit(limiter, { trustProxy: deps.config.trustProxy }),
     api: deps.config,
     platform,

@@ -12,7 +12,16 @@ import path from "node:path";
 import type { ApiConfig } from "../../api/config";
 import { createDb } from "../../api/db/client";
 import { pino, type Logger } from "pino";
+import type pg from "pg";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
+import { BatchedRateLimiter } from "../../api/http/batched-rate-limiter";
+import { cachedReadFront } from "../../api/http/cached-read-front";
+import { createApp } from "../../api/http/create-app";
 import { createLogger } from "../../api/http/logger";
+import { rateLimit } from "../../api/http/rate-limit";
+import type { ReadVersion } from "../../api/http/read-version";
+import { createResponseCache } from "../../api/http/response-cache";
+import { serveApp } from "../../api/http/serve";
 import { createPlatformApp } from "../../api/platform/app";
 import type { BenchData } from "./data";
 import { routeHeaders, type ReferenceApp, type RouteCase } from "./routes";
@@ -56,10 +65,37 @@ const urlOf = (server: ServerType) => `http://127.0.0.1:${(server.address() as A
 /** What a bare Hono JSON answer carries too. */
 const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
 
+/** A read version that never changes: the front's cost without the freshness probe. */
+const CONSTANT_VERSION: ReadVersion = {
+  current: async () => "bench",
+  recent: () => "bench",
+  invalidate: () => undefined,
+};
+
+/**
+ * The Platform app's cached-read path on one trivial public route, its read version constant:
+ * the first request is computed through the app and kept, every later one is answered by the
+ * front (api/http/cached-read-front.ts) with everything it adds to a kept answer (request id, IP
+ * budget and its headers, CORS, metrics, the request line, ETag). The same modules as the API's;
+ * only the read version (no database probe) and the route are the bench's.
+ */
+async function frontServer(pool: pg.Pool, logger: Logger): Promise<ServerType> {
+  const cache = createResponseCache({ version: CONSTANT_VERSION, cacheable: (p) => p.startsWith("/api/v1/public/") });
+  const limiter = new BatchedRateLimiter({ pool, points: 1_000_000_000, windowSeconds: 60, keyPrefix: "bench-front" });
+  const config = { host: "127.0.0.1", corsOrigins: "*" as const, metricsToken: undefined };
+  const app = createApp({ logger, surface: { name: "platform", config } });
+  app.use("/api/v1/*", rateLimit(limiter as unknown as RateLimiterAbstract, { trustProxy: false }));
+  app.use("/api/v1/*", cache.middleware);
+  app.get("/api/v1/public/bench/trivial", (c) => c.json({ hello: "world" }));
+  const front = cachedReadFront({ surface: "platform", cache, limiter, trustProxy: false, corsOrigins: "*", logger });
+  return serveApp({ fetch: app.fetch, front }, "127.0.0.1", 0);
+}
+
 /**
  * The references, in this process beside the API: a bare Hono app (GET /json); the Platform app
  * with its whole middleware stack and one trivial route (its cost ÷ bare is the stack's overhead);
- * and a bare route answering with that stack's headers (how much of that overhead they are).
+ * a bare route answering with that stack's headers (how much of that overhead they are); and the
+ * front of cached reads on a constant read version (a kept answer's whole per-request overhead).
  */
 export async function startReferenceServers(config: ApiConfig, databaseUrl: string) {
   const stackStore = createDb(databaseUrl, { chainSchemaName: "chain" });
@@ -85,12 +121,20 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
   const headersServer = await listen(headersApp.fetch);
   // pino's default destination (stdout, synchronous writes) pointed at /dev/null
   const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  const silentFront = await frontServer(stackStore.pool, createLogger("silent"));
+  const loggedFront = await frontServer(stackStore.pool, createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
   const bareApp = new Hono();
   bareApp.get("/json", (c) => c.json({ hello: "world" }));
   const bareServer = await listen(bareApp.fetch);
-  const servers = [bareServer, silentStack, loggedStack, headersServer];
+  const servers = [bareServer, silentStack, loggedStack, headersServer, silentFront, loggedFront];
   return {
-    stackUrls: { silent: urlOf(silentStack), info: urlOf(loggedStack), headers: urlOf(headersServer) },
+    stackUrls: {
+      silent: urlOf(silentStack),
+      info: urlOf(loggedStack),
+      headers: urlOf(headersServer),
+      front: urlOf(silentFront),
+      frontLogged: urlOf(loggedFront),
+    },
     bareUrl: urlOf(bareServer),
     async close() {
       for (const server of servers) await new Promise((resolve) => server.close(resolve));

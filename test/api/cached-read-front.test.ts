@@ -1,0 +1,277 @@
+/**
+ * The front of cached reads (api/http/cached-read-front.ts): a kept public answer is served from
+ * the Node request with what the surface's middleware gives it, and anything else reaches the app.
+ * Each case runs one surface with the front and one without (the app alone), through real Node
+ * servers, and compares what a client gets.
+ */
+import type { ServerType } from "@hono/node-server";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import pg from "pg";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMigrations } from "../../api/db/migrate";
+import type { CorsOrigins } from "../../api/env";
+import { BatchedRateLimiter } from "../../api/http/batched-rate-limiter";
+import { cachedReadFront, type NodeListener } from "../../api/http/cached-read-front";
+import { createApp } from "../../api/http/create-app";
+import { createLogger } from "../../api/http/logger";
+import { metricsRegistry } from "../../api/http/metrics";
+import { rateLimit } from "../../api/http/rate-limit";
+import type { ReadVersion } from "../../api/http/read-version";
+import { createResponseCache } from "../../api/http/response-cache";
+import { serveApp } from "../../api/http/serve";
+import { useFreshDatabase, type FreshDatabase } from "../support/database";
+
+let database: FreshDatabase;
+let pool: pg.Pool;
+const servers: ServerType[] = [];
+let surfaces = 0;
+
+beforeAll(async () => {
+  database = await useFreshDatabase();
+  await runMigrations(database.url);
+  pool = new pg.Pool({ connectionString: database.url });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await pool?.end();
+  await database?.drop();
+});
+
+interface SurfaceOptions {
+  front: boolean;
+  points?: number;
+  corsOrigins?: CorsOrigins;
+}
+
+/**
+ * A Platform-like surface: createApp's middleware, the per-IP budget, the response cache over
+ * `/api/v1/public/*` at a read version the test moves, and counters of what reached the app.
+ */
+async function startSurface({ front, points = 1_000, corsOrigins = "*" }: SurfaceOptions) {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  const logger = createLogger("info", { destination });
+  let value = "v1";
+  const version: ReadVersion = { current: async () => value, recent: () => value, invalidate: () => undefined };
+  const cache = createResponseCache({ version, cacheable: (path) => path.startsWith("/api/v1/public/") });
+  const limiter = new BatchedRateLimiter({ pool, points, windowSeconds: 60, keyPrefix: `front-${surfaces++}` });
+  const app = createApp({
+    logger,
+    surface: { name: "platform", config: { host: "127.0.0.1", corsOrigins, metricsToken: undefined } },
+  });
+  app.use("/api/v1/*", rateLimit(limiter as unknown as RateLimiterAbstract, { trustProxy: false }));
+  app.use("/api/v1/*", cache.middleware);
+  let runs = 0;
+  app.get("/api/v1/public/things", (c) => {
+    runs++;
+    return c.json({ data: { things: ["a", "b"], version: value } });
+  });
+  app.get("/api/v1/me/things", (c) => c.json({ data: [] }));
+  let reached = 0;
+  const counting =
+    (next: NodeListener): NodeListener =>
+    (incoming, outgoing) => {
+      reached++;
+      next(incoming, outgoing);
+    };
+  const frontOf = cachedReadFront({ surface: "platform", cache, limiter, trustProxy: false, corsOrigins, logger });
+  const server = await serveApp(
+    { fetch: app.fetch, front: front ? (next) => frontOf(counting(next)) : counting },
+    "127.0.0.1",
+    0,
+  );
+  servers.push(server);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    get: (path: string, init: { method?: string; headers?: Record<string, string> } = {}) => send(url, path, init),
+    reached: () => reached,
+    runs: () => runs,
+    moveVersion: (to: string) => (value = to),
+    lines,
+  };
+}
+
+/**
+ * A request sent as it is written: fetch would add `Cache-Control: no-cache` to a conditional
+ * request and remove dot segments from the path.
+ */
+function send(
+  url: string,
+  path: string,
+  { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> },
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url);
+    const request = http.request({ hostname, port, path, method, headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+      incoming.on("end", () => {
+        const answerHeaders = new Headers();
+        for (let i = 0; i < incoming.rawHeaders.length; i += 2)
+          answerHeaders.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        const status = incoming.statusCode!;
+        resolve(new Response(status === 304 ? null : Buffer.concat(chunks), { status, headers: answerHeaders }));
+      });
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** The headers of an answer, but the date and the values that differ by request. */
+function comparable(response: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name === "date") return;
+    headers[name] = name === "x-request-id" ? "<id>" : value;
+  });
+  return headers;
+}
+
+const PATH = "/api/v1/public/things?page=1";
+
+describe("the front of cached reads", () => {
+  it("answers a kept read without the app, with the status, headers and body the app gives it", async () => {
+    const fronted = await startSurface({ front: true });
+    const alone = await startSurface({ front: false });
+    for (const surface of [fronted, alone]) expect((await surface.get(PATH)).headers.get("x-cache")).toBe("miss");
+    expect(fronted.reached()).toBe(1);
+
+    const byFront = await fronted.get(PATH);
+    const byApp = await alone.get(PATH);
+    expect(fronted.reached()).toBe(1);
+    expect(alone.reached()).toBe(2);
+    expect(byFront.status).toBe(200);
+    expect(byFront.headers.get("x-cache")).toBe("hit");
+    expect(comparable(byFront)).toEqual(comparable(byApp));
+    expect(await byFront.text()).toBe(await byApp.text());
+    expect(byFront.headers.get("ratelimit-remaining")).toBe("998");
+    expect(byFront.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await fronted.get(PATH, { headers: { "X-Request-Id": "trace-42" } });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-42");
+    expect(fronted.runs()).toBe(1);
+  });
+
+  it("answers a matching If-None-Match with the app's 304", async () => {
+    const fronted = await startSurface({ front: true });
+    const alone = await startSurface({ front: false });
+    const etag = (await fronted.get(PATH)).headers.get("etag")!;
+    expect((await alone.get(PATH)).headers.get("etag")).toBe(etag);
+    const byFront = await fronted.get(PATH, { headers: { "If-None-Match": etag } });
+    const byApp = await alone.get(PATH, { headers: { "If-None-Match": etag } });
+    expect(fronted.reached()).toBe(1);
+    expect(byFront.status).toBe(304);
+    expect(byApp.status).toBe(304);
+    expect(comparable(byFront)).toEqual(comparable(byApp));
+    expect(await byFront.text()).toBe("");
+  });
+
+  it("leaves to the app every request it could not answer as the app would", async () => {
+    const fronted = await startSurface({ front: true });
+    await fronted.get(PATH);
+    await fronted.get("/api/v1/public/things");
+    const cases: Array<[string, { method?: string; headers?: Record<string, string> }]> = [
+      [PATH, { headers: { Authorization: "Bearer x" } }],
+      [PATH, { headers: { Cookie: "idp-token=x" } }],
+      [PATH, { headers: { "Cache-Control": "no-cache" } }],
+      [PATH, { method: "HEAD" }],
+      ["/api/v1/public/things?page=%31", {}],
+      ["/api/v1/public/x/../things?page=1", {}],
+      ["/api/v1/public/things?page=2", {}], // not kept yet
+      ["/api/v1/me/things", {}], // not a cacheable path
+    ];
+    for (const [path, init] of cases) {
+      const before = fronted.reached();
+      const response = await fronted.get(path, init);
+      expect(response.status, `${init.method ?? "GET"} ${path}`).toBeLessThan(500);
+      expect(fronted.reached(), `${init.method ?? "GET"} ${path} ${JSON.stringify(init.headers)}`).toBe(before + 1);
+    }
+    // the kept URLs themselves are still answered by the front
+    const before = fronted.reached();
+    await fronted.get("/api/v1/public/things");
+    expect(fronted.reached()).toBe(before);
+  });
+
+  it("charges the IP budget once per request, whoever answers it, and leaves the 429 to the app", async () => {
+    const fronted = await startSurface({ front: true, points: 3 });
+    const remaining: Array<string | null> = [];
+    for (let i = 0; i < 3; i++) remaining.push((await fronted.get(PATH)).headers.get("ratelimit-remaining"));
+    expect(remaining).toEqual(["2", "1", "0"]);
+    expect(fronted.reached()).toBe(1); // the miss; it was charged once, by the front
+    const refused = await fronted.get(PATH);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Too many requests" });
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(fronted.reached()).toBe(2);
+  });
+
+  it("serves nothing kept at an older read version: the app computes the new answer", async () => {
+    const fronted = await startSurface({ front: true });
+    await fronted.get(PATH);
+    fronted.moveVersion("v2");
+    const moved = await fronted.get(PATH);
+    expect(fronted.reached()).toBe(2);
+    expect(moved.headers.get("x-cache")).toBe("miss");
+    expect(await moved.json()).toEqual({ data: { things: ["a", "b"], version: "v2" } });
+    await fronted.get(PATH);
+    expect(fronted.reached()).toBe(2);
+  });
+
+  it("counts and logs each answer as the app does", async () => {
+    const fronted = await startSurface({ front: true });
+    const count = async (name: string, labels: string) => {
+      const line = (await metricsRegistry.metrics()).split("\n").find((l) => l.startsWith(`${name}{${labels}}`));
+      return Number(line?.split(" ").at(-1) ?? 0);
+    };
+    const requests = `surface="platform",method="GET",route="/api/v1/public/things",status="200"`;
+    const hits = `surface="platform",cache="response",result="hit"`;
+    await fronted.get(PATH);
+    const [requestsBefore, hitsBefore] = [
+      await count("datamarket_http_requests_total", requests),
+      await count("datamarket_cache_lookups_total", hits),
+    ];
+    const answer = await fronted.get(PATH);
+    expect(fronted.reached()).toBe(1);
+    expect(await count("datamarket_http_requests_total", requests)).toBe(requestsBefore + 1);
+    expect(await count("datamarket_cache_lookups_total", hits)).toBe(hitsBefore + 1);
+    const [byApp, byFront] = fronted.lines.filter((line) => line.msg === "request");
+    expect(byFront).toMatchObject({
+      method: "GET",
+      path: "/api/v1/public/things",
+      status: 200,
+      requestId: answer.headers.get("x-request-id"),
+    });
+    expect(Object.keys(byFront!).sort()).toEqual(Object.keys(byApp!).sort());
+  });
+
+  it("gives listed origins the app's CORS headers, and others none", async () => {
+    const corsOrigins = ["https://app.example"];
+    const fronted = await startSurface({ front: true, corsOrigins });
+    const alone = await startSurface({ front: false, corsOrigins });
+    await fronted.get(PATH);
+    await alone.get(PATH);
+    for (const origin of ["https://app.example", "https://other.example"]) {
+      const byFront = await fronted.get(PATH, { headers: { Origin: origin } });
+      const byApp = await alone.get(PATH, { headers: { Origin: origin } });
+      expect(comparable(byFront)).toEqual({
+        ...comparable(byApp),
+        "ratelimit-remaining": byFront.headers.get("ratelimit-remaining")!,
+      });
+    }
+    expect(fronted.reached()).toBe(1);
+    const allowed = await fronted.get(PATH, { headers: { Origin: "https://app.example" } });
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(allowed.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(allowed.headers.get("vary")).toBe("Origin");
+  });
+});
