@@ -99,7 +99,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       }
       countCacheLookup(surface, "response", "hit");
       observeRequest(surface, "GET", answer.status, answer.route, started);
-      if (logger.isLevelEnabled("info")) logRequest(logger.child({ requestId }), "GET", path, answer.status, startedAt);
+      logRequest(logger, "GET", path, answer.status, startedAt, requestId);
     };
 
     return (incoming, outgoing) => {

@@ -43,11 +43,14 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
 /**
  * The one line of an answered request (`startedAt`: performance.now() when it arrived): at info;
  * at error for a 5xx but 503 (a deliberate answer: not ready, dependency down, not a fault of
- * ours); the docs page's static assets (several per page view) only at debug.
+ * ours); the docs page's static assets (several per page view) only at debug. `requestId` when
+ * `requestLog` does not carry it (no child logger made for one line).
  */
-export function logRequest(requestLog: Logger, method: string, path: string, status: number, startedAt: number): void {
+export function logRequest(requestLog: Logger, method: string, path: string, status: number, startedAt: number, requestId?: string): void {
   const level = status >= 500 && status !== 503 ? "error" : isDocsAssetPath(path) && status < 400 ? "debug" : "info";
   if (!requestLog.isLevelEnabled(level)) return;
-  const line = { method, path, status, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 };
+  const durationMs = Math.round((performance.now() - startedAt) * 10) / 10;
+  // `requestId` for a logger without it: first, where a child's binding would be (the same line)
+  const line = requestId === undefined ? { method, path, status, durationMs } : { requestId, method, path, status, durationMs };
   requestLog[level](line, "request");
 }

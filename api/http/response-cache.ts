@@ -1,6 +1,7 @@
 /**
- * Response cache of the public reads, keyed by URL and valid for one read version (indexer
- * checkpoint + off-chain change counter, see read-version.ts): any indexed block that changes
+ * Response cache of the public reads, keyed by URL (the Host and request target sent, see
+ * cacheKey) and valid for one read version (indexer checkpoint + off-chain change counter, see
+ * read-version.ts): any indexed block that changes
  * the checkpoint, and any off-chain write, empties it. Per process: each replica fills its own
  * cache, and since every request first reads the version (a probe shared by concurrent requests),
  * no replica serves a response older than the data committed when the request arrived.
