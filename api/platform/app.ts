@@ -64,7 +64,7 @@ const routers = [
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
  * dependencies from `c.get("ctx")` (PlatformServices), set once here. `close()` stops what the app
  * runs in the background (the event feed's poller): open event streams end at their next wake-up.
- * `front`, when there is one, goes before the app's Node listener (api/server.ts).
+ * `front`, when there is one, sees each Node request before the app (serveApp, api/http/serve.ts).
  */
 export function createPlatformApp(deps: PlatformDeps) {
   const ctx = createPlatformServices(deps);
