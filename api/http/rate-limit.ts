@@ -116,10 +116,11 @@ export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "Ra
 
 /** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing, in order. */
 export function rateLimitHeaderPairs(standing: BudgetStanding): Array<[string, string]> {
+  const [limit, remaining, reset] = RATE_LIMIT_HEADERS;
   return [
-    ["RateLimit-Limit", String(standing.limit)],
-    ["RateLimit-Remaining", String(standing.remaining)],
-    ["RateLimit-Reset", String(standing.resetSeconds)],
+    [limit, String(standing.limit)],
+    [remaining, String(standing.remaining)],
+    [reset, String(standing.resetSeconds)],
   ];
 }
 
