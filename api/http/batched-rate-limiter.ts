@@ -102,12 +102,15 @@ export class BatchedRateLimiter {
     return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
   }
 
-  /** Whether `points` more for `key` stay within the budget; nothing is counted. */
-  admits(key: string | number, points = 1): boolean {
+  /** `take`, if `points` more for `key` stay within the budget; else undefined, nothing counted. */
+  takeIfAdmitted(key: string | number, points = 1): { consumed: number; remainingPoints: number; msBeforeNext: number } | undefined {
     const now = this.now();
-    const counter = this.counters.get(this.getKey(key));
-    const consumed = counter && counter.window === this.windowOf(now) ? counter.synced + counter.sending + counter.pending : 0;
-    return consumed + points <= this.points;
+    const counter = this.counter(this.getKey(key), now);
+    const consumed = counter.synced + counter.sending + counter.pending + points;
+    if (consumed > this.points) return undefined;
+    counter.pending += points;
+    this.schedule();
+    return { consumed, remainingPoints: this.points - consumed, msBeforeNext: counter.window + this.msDuration - now };
   }
 
   consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {

@@ -22,8 +22,8 @@ import type { CorsOrigins } from "../env";
 import type { BatchedRateLimiter } from "./batched-rate-limiter";
 import { corsAnswerHeaders } from "./cors";
 import { logRequest } from "./logger";
-import { countCacheLookup, observeRequest } from "./metrics";
-import { chargeIpAhead, rateLimitHeaderPairs } from "./rate-limit";
+import { cacheLookupCounter, requestTimer } from "./metrics";
+import { chargeIpAhead, markChargedAhead, rateLimitHeaderPairs } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 import { cacheKey, type CachedAnswer, type ResponseCache } from "./response-cache";
@@ -50,17 +50,18 @@ const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeListener) => NodeListener {
   const { surface, cache, limiter, trustProxy, logger } = options;
   const cors = options.corsOrigins === "none" ? undefined : corsAnswerHeaders(options.corsOrigins);
+  const countHit = cacheLookupCounter(surface, "response", "hit");
+  // the request timer of each route answered, by status (a handful: the cached routes)
+  const timers = { 200: new Map<string, (seconds: number) => void>(), 304: new Map<string, (seconds: number) => void>() };
+  const timerOf = ({ status, route }: CachedAnswer) => {
+    let timer = timers[status].get(route);
+    if (!timer) timers[status].set(route, (timer = requestTimer(surface, "GET", status, route)));
+    return timer;
+  };
 
-  const write = (
-    incoming: IncomingMessage,
-    outgoing: ServerResponse,
-    answer: CachedAnswer,
-    standing: BudgetStanding,
-  ) => {
+  const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object
-    const list: string[] = [];
-    for (const name in answer.headers) list.push(name, answer.headers[name]!);
-    if (answer.body) list.push("content-length", String(answer.body.byteLength));
+    const list = answer.headerList.slice();
     for (const [name, value] of rateLimitHeaderPairs(standing)) list.push(name, value);
     if (cors) for (const [name, value] of cors(requestHeaderOf(incoming.headers, "origin"))) list.push(name, value);
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
@@ -71,35 +72,30 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
   };
 
   return (next) => {
-    const answerFromCache = async (
+    const passOn = (incoming: IncomingMessage, outgoing: ServerResponse, standing: BudgetStanding) => {
+      markChargedAhead(incoming, trustProxy, standing);
+      next(incoming, outgoing);
+    };
+
+    const answerWith = (
       incoming: IncomingMessage,
       outgoing: ServerResponse,
-      target: string,
       path: string,
       standing: BudgetStanding,
+      startedAt: number,
+      answer: CachedAnswer | undefined,
     ) => {
-      const started = process.hrtime.bigint();
-      const startedAt = performance.now();
-      let answer: CachedAnswer | undefined;
-      try {
-        answer = await cache.freshAnswer(
-          cacheKey(incoming.headers.host, target),
-          requestHeaderOf(incoming.headers, "if-none-match"),
-        );
-      } catch {
-        answer = undefined; // the app answers it, and says what failed
-      }
-      if (!answer || outgoing.headersSent) return next(incoming, outgoing);
+      if (!answer || outgoing.headersSent) return passOn(incoming, outgoing, standing);
       let requestId: string;
       try {
         requestId = write(incoming, outgoing, answer, standing);
       } catch {
         if (outgoing.headersSent) outgoing.destroy();
-        else next(incoming, outgoing);
+        else passOn(incoming, outgoing, standing);
         return;
       }
-      countCacheLookup(surface, "response", "hit");
-      observeRequest(surface, "GET", answer.status, answer.route, started);
+      countHit();
+      timerOf(answer)((performance.now() - startedAt) / 1000);
       logRequest(logger, "GET", path, answer.status, startedAt, requestId);
     };
 
@@ -121,7 +117,19 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       const path = query === -1 ? target : target.slice(0, query);
       const standing = cache.cacheable(path) ? chargeIpAhead(incoming, limiter, trustProxy) : undefined;
       if (!standing) return next(incoming, outgoing);
-      void answerFromCache(incoming, outgoing, target, path, standing);
+      const startedAt = performance.now();
+      let answer: ReturnType<ResponseCache["freshAnswer"]>;
+      try {
+        answer = cache.freshAnswer(cacheKey(headers.host, target), requestHeaderOf(headers, "if-none-match"));
+      } catch {
+        answer = undefined; // the app answers it, and says what failed
+      }
+      if (!(answer instanceof Promise)) return answerWith(incoming, outgoing, path, standing, startedAt, answer);
+      // the read version needs a probe: answered once it is back (a failed one: the app says what failed)
+      answer.then(
+        (kept) => answerWith(incoming, outgoing, path, standing, startedAt, kept),
+        () => answerWith(incoming, outgoing, path, standing, startedAt, undefined),
+      );
     };
   };
 }

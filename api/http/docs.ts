@@ -118,9 +118,11 @@ export function isDocsPath(requestPath: string): boolean {
   return requestPath === DOCS_PATH || requestPath.startsWith(`${DOCS_PATH}/`) || DOCS_ALIASES.includes(requestPath);
 }
 
+const DOCS_ASSETS_PREFIX = `${DOCS_PATH}/assets/`;
+
 /** The page's static assets, logged at debug level only (one page view fetches several). */
 export function isDocsAssetPath(requestPath: string): boolean {
-  return requestPath.startsWith(`${DOCS_PATH}/assets/`);
+  return requestPath.startsWith(DOCS_ASSETS_PREFIX);
 }
 
 /**

@@ -80,25 +80,31 @@ export function clientIp(c: Context, trustProxy: boolean): string {
 /** The key of a client's per-IP budget. */
 export const ipBudgetKey = (ip: string) => `ip:${ip}`;
 
-/** What chargeIpAhead leaves on a Node request for the middleware. */
+/** What markChargedAhead leaves on a Node request for the middleware. */
 const CHARGED_AHEAD = Symbol("ip budget charged ahead");
 type ChargedAhead = { key: string; standing: BudgetStanding };
 
 /**
  * Charges the per-IP budget of a Node request before the app sees it (the front of cached reads,
- * cached-read-front.ts), if the budget admits one more request: the rate-limit middleware then
- * finds that key charged, as if it had charged it itself, should the request reach the app.
- * Undefined, with nothing charged: no client address, or over budget (the middleware's 429).
+ * cached-read-front.ts), if the budget admits one more request. Undefined, with nothing charged:
+ * no client address, or over budget (the middleware's 429). A request then passed on to the app
+ * must be marked with markChargedAhead, or the middleware charges it again.
  */
 export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
   const ip = nodeClientIp(incoming, trustProxy);
   if (!ip) return undefined;
-  const key = ipBudgetKey(ip);
-  if (!limiter.admits(key)) return undefined;
-  const { remainingPoints, msBeforeNext } = limiter.take(key);
-  const standing = standingOf(limiter.points, remainingPoints, msBeforeNext);
-  (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
-  return standing;
+  const taken = limiter.takeIfAdmitted(ipBudgetKey(ip));
+  return taken && standingOf(limiter.points, taken.remainingPoints, taken.msBeforeNext);
+}
+
+/**
+ * For a request chargeIpAhead charged and the app is to answer: the rate-limit middleware finds
+ * its per-IP budget charged, as if it had charged it itself. (Not done for the requests the front
+ * answers: a property added to a Node request costs its every later access.)
+ */
+export function markChargedAhead(incoming: IncomingMessage, trustProxy: boolean, standing: BudgetStanding): void {
+  const ip = nodeClientIp(incoming, trustProxy);
+  if (ip) (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key: ipBudgetKey(ip), standing };
 }
 
 /** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */

@@ -46,6 +46,8 @@ interface Entry {
   route: string;
   /** The headers of a 200 answer from this entry, by x-cache value. */
   headers: { hit: Record<string, string>; stale: Record<string, string> };
+  /** What a fresh lookup answers (made once: the front of cached reads answers it as it is). */
+  hit: { ok: CachedAnswer; notModified: CachedAnswer };
   storedAt: number;
   /** The read version it was computed at. */
   version: string;
@@ -62,6 +64,8 @@ export interface CachedAnswer {
   status: 200 | 304;
   body: Uint8Array | null;
   headers: Record<string, string>;
+  /** `headers` and the body's content-length as one flat list: name, value, name, value… */
+  headerList: readonly string[];
   /** The template of the route that computed the body. */
   route: string;
 }
@@ -73,8 +77,9 @@ export interface ResponseCache {
    * read version, else undefined (nothing counted: the request is left to the middleware). For
    * the Node-level front of cached reads (cached-read-front.ts), which only asks for requests the
    * middleware would answer with `recent()` (no Authorization, no cookie, no Cache-Control).
+   * At once when the read version is known without a probe, else once the probe answers.
    */
-  freshAnswer(key: string, ifNoneMatch: string | undefined): Promise<CachedAnswer | undefined>;
+  freshAnswer(key: string, ifNoneMatch: string | undefined): CachedAnswer | undefined | Promise<CachedAnswer | undefined>;
   /** Whether a request's path may be cached (the option it was made with). */
   cacheable(path: string): boolean;
   /** Entries held (tests, metrics). */
@@ -97,6 +102,21 @@ function requestCacheKey(c: Context<AppEnv>): string {
   const url = new URL(c.req.url);
   return cacheKey(url.host, url.pathname + url.search);
 }
+
+const flatList = (headers: Record<string, string>) => Object.entries(headers).flat();
+
+const okAnswer = (body: Uint8Array, headers: Record<string, string>, route: string): CachedAnswer => ({
+  status: 200,
+  body,
+  headers,
+  headerList: [...flatList(headers), "content-length", String(body.byteLength)],
+  route,
+});
+
+const notModifiedAnswer = (etag: string, route: string, status: "hit" | "stale"): CachedAnswer => {
+  const headers = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+  return { status: 304, body: null, headers, headerList: flatList(headers), route };
+};
 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*") === true;
@@ -160,11 +180,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 
   const cachedAnswer = (entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale"): CachedAnswer => {
-    if (matchesEtag(ifNoneMatch, entry.etag)) {
-      const headers = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-      return { status: 304, body: null, headers, route: entry.route };
-    }
-    return { status: 200, body: entry.body, headers: entry.headers[status], route: entry.route };
+    const notModified = matchesEtag(ifNoneMatch, entry.etag);
+    if (status === "hit") return notModified ? entry.hit.notModified : entry.hit.ok;
+    return notModified ? notModifiedAnswer(entry.etag, entry.route, status) : okAnswer(entry.body, entry.headers[status], entry.route);
   };
 
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
@@ -173,10 +191,13 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     return answerWithHeaders(body as Uint8Array<ArrayBuffer> | null, code, headers);
   };
 
-  const freshAnswer = async (key: string, ifNoneMatch: string | undefined): Promise<CachedAnswer | undefined> => {
-    const seen = await options.version.recent();
+  const freshAnswerAt = (seen: string | undefined, key: string, ifNoneMatch: string | undefined) => {
     const entry = seen === undefined ? undefined : freshEntry(key, seen);
     return entry && cachedAnswer(entry, ifNoneMatch, "hit");
+  };
+  const freshAnswer = (key: string, ifNoneMatch: string | undefined) => {
+    const seen = options.version.recent();
+    return typeof seen === "object" ? seen.then((at) => freshAnswerAt(at, key, ifNoneMatch)) : freshAnswerAt(seen, key, ifNoneMatch);
   };
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -239,12 +260,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const shared = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType };
+        const route = routeTemplate(c);
+        const headers = { hit: { ...shared, [CACHE_STATUS_HEADER]: "hit" }, stale: { ...shared, [CACHE_STATUS_HEADER]: "stale" } };
         entry = {
           body,
           contentType,
           etag,
-          route: routeTemplate(c),
-          headers: { hit: { ...shared, [CACHE_STATUS_HEADER]: "hit" }, stale: { ...shared, [CACHE_STATUS_HEADER]: "stale" } },
+          route,
+          headers,
+          hit: { ok: okAnswer(body, headers.hit, route), notModified: notModifiedAnswer(etag, route, "hit") },
           storedAt: Date.now(),
           version: seen,
         };

@@ -45,13 +45,15 @@ interface SurfaceOptions {
   front: boolean;
   points?: number;
   corsOrigins?: CorsOrigins;
+  /** The read version is known only after a probe (a promise), as with READ_VERSION_MAX_AGE_MS=0. */
+  probed?: boolean;
 }
 
 /**
  * A Platform-like surface: createApp's middleware, the per-IP budget, the response cache over
  * `/api/v1/public/*` at a read version the test moves, and counters of what reached the app.
  */
-async function startSurface({ front, points = 1_000, corsOrigins = "*" }: SurfaceOptions) {
+async function startSurface({ front, points = 1_000, corsOrigins = "*", probed = false }: SurfaceOptions) {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -60,8 +62,12 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*" }: Surfac
     },
   });
   const logger = createLogger("info", { destination });
-  let value = "v1";
-  const version: ReadVersion = { current: async () => value, recent: () => value, invalidate: () => undefined };
+  let value: string | undefined = "v1";
+  const version: ReadVersion = {
+    current: async () => value,
+    recent: () => (probed ? new Promise((resolve) => setTimeout(() => resolve(value), 1)) : value),
+    invalidate: () => undefined,
+  };
   const cache = createResponseCache({ version, cacheable: (path) => path.startsWith("/api/v1/public/") });
   const limiter = new BatchedRateLimiter({ pool, points, windowSeconds: 60, keyPrefix: `front-${surfaces++}` });
   const app = createApp({
@@ -95,7 +101,7 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*" }: Surfac
     get: (path: string, init: { method?: string; headers?: Record<string, string> } = {}) => send(url, path, init),
     reached: () => reached,
     runs: () => runs,
-    moveVersion: (to: string) => (value = to),
+    moveVersion: (to: string | undefined) => (value = to),
     lines,
   };
 }
@@ -225,6 +231,21 @@ describe("the front of cached reads", () => {
     expect(await moved.json()).toEqual({ data: { things: ["a", "b"], version: "v2" } });
     await fronted.get(PATH);
     expect(fronted.reached()).toBe(2);
+  });
+
+  it("answers once the read version's probe is back, and leaves an unknown version to the app", async () => {
+    const fronted = await startSurface({ front: true, probed: true, points: 5 });
+    const first = await fronted.get(PATH);
+    const hit = await fronted.get(PATH);
+    expect(fronted.reached()).toBe(1);
+    expect(hit.headers.get("x-cache")).toBe("hit");
+    expect(await hit.json()).toEqual(await first.json());
+    fronted.moveVersion(undefined); // e.g. the indexer's views are missing: nothing is cached
+    const unknown = await fronted.get(PATH);
+    expect(fronted.reached()).toBe(2);
+    expect(unknown.headers.get("x-cache")).toBeNull();
+    // charged once each, whoever answered and after however long a wait
+    expect([first, hit, unknown].map((answer) => answer.headers.get("ratelimit-remaining"))).toEqual(["4", "3", "2"]);
   });
 
   it("counts and logs each answer as the app does", async () => {
