@@ -96,7 +96,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       }
       countHit();
       timerOf(answer)((performance.now() - startedAt) / 1000);
-      logRequest(logger, "GET", path, answer.status, startedAt, requestId);
+      logRequest(logger, "GET", path, answer.status, startedAt, { requestId, fromCache: true });
     };
 
     return (incoming, outgoing) => {

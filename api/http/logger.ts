@@ -36,18 +36,38 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestLog = logger.child({ requestId: c.get("requestId") });
     c.set("logger", requestLog);
     await next();
-    logRequest(requestLog, c.req.method, c.req.path, c.res.status, startedAt);
+    logRequest(requestLog, c.req.method, c.req.path, c.res.status, startedAt, { fromCache: c.get("answeredFromCache") === true });
   };
 }
 
 /**
- * The one line of an answered request (`startedAt`: performance.now() when it arrived): at info;
- * at error for a 5xx but 503 (a deliberate answer: not ready, dependency down, not a fault of
- * ours); the docs page's static assets (several per page view) only at debug. `requestId` when
- * `requestLog` does not carry it (no child logger made for one line).
+ * The level of an answered request's line:
+ * - error for a 5xx but 503 (a deliberate answer: not ready, dependency down, not a fault of ours);
+ * - debug for a read answered from the response cache: most of a busy API's requests, each
+ *   counted by route and status in /metrics, and at ~26k a second a line each would be the largest
+ *   cost of such a read (bench/read-path: +0.6x a bare route's CPU); `LOG_LEVEL=debug` writes them;
+ * - debug for the docs page's static assets (several per page view);
+ * - info for every other request.
  */
-export function logRequest(requestLog: Logger, method: string, path: string, status: number, startedAt: number, requestId?: string): void {
-  const level = status >= 500 && status !== 503 ? "error" : isDocsAssetPath(path) && status < 400 ? "debug" : "info";
+export function requestLineLevel(path: string, status: number, fromCache: boolean): "error" | "debug" | "info" {
+  if (status >= 500 && status !== 503) return "error";
+  return fromCache || (status < 400 && isDocsAssetPath(path)) ? "debug" : "info";
+}
+
+/**
+ * The one line of an answered request (`startedAt`: performance.now() when it arrived), at
+ * requestLineLevel's level. `requestId` when `requestLog` does not carry it (no child logger made
+ * for one line).
+ */
+export function logRequest(
+  requestLog: Logger,
+  method: string,
+  path: string,
+  status: number,
+  startedAt: number,
+  { requestId, fromCache = false }: { requestId?: string; fromCache?: boolean } = {},
+): void {
+  const level = requestLineLevel(path, status, fromCache);
   if (!requestLog.isLevelEnabled(level)) return;
   const durationMs = Math.round((performance.now() - startedAt) * 10) / 10;
   // `requestId` for a logger without it: first, where a child's binding would be (the same line)

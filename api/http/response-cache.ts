@@ -187,6 +187,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
 
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
     countCacheLookup(c.get("surface"), "response", status);
+    c.set("answeredFromCache", true);
     const { body, status: code, headers } = cachedAnswer(entry, ifNoneMatch, status);
     return answerWithHeaders(body as Uint8Array<ArrayBuffer> | null, code, headers);
   };

@@ -41,6 +41,8 @@ export interface AppVariables {
   logger: Logger;
   identity?: Identity;
   rateLimitBudgets?: RequestBudgets;
+  /** Set when the response cache answered the request from a kept answer (its request line is at debug). */
+  answeredFromCache?: boolean;
 }
 
 export interface AppEnv {

@@ -4,7 +4,7 @@
  */
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
-import type { ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
@@ -60,7 +60,7 @@ function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<
   });
 }
 
-const urlOf = (server: ServerType) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 /** What a bare Hono JSON answer carries too. */
 const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
@@ -89,6 +89,24 @@ async function frontServer(pool: pg.Pool, logger: Logger): Promise<ServerType> {
   app.get("/api/v1/public/bench/trivial", (c) => c.json({ hello: "world" }));
   const front = cachedReadFront({ surface: "platform", cache, limiter, trustProxy: false, corsOrigins: "*", logger });
   return serveApp({ fetch: app.fetch, front }, "127.0.0.1", 0);
+}
+
+/**
+ * A Node listener that writes one answer as it is, with nothing else to do: what an answer of
+ * those bytes and headers costs by itself (the headers but the per-connection ones).
+ */
+async function constantAnswerServer(answer: Response): Promise<Server> {
+  const body = new Uint8Array(await answer.arrayBuffer());
+  const headers: string[] = [];
+  answer.headers.forEach((value, name) => {
+    if (name !== "date" && name !== "connection" && name !== "keep-alive") headers.push(name, value);
+  });
+  const server = createServer((_incoming, outgoing) => {
+    outgoing.writeHead(answer.status, headers);
+    outgoing.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
 }
 
 /**
@@ -121,19 +139,24 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
   const headersServer = await listen(headersApp.fetch);
   // pino's default destination (stdout, synchronous writes) pointed at /dev/null
   const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
-  const silentFront = await frontServer(stackStore.pool, createLogger("silent"));
-  const loggedFront = await frontServer(stackStore.pool, createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  // the front at the API's default level (a kept answer's request line is at debug) and at debug
+  const front = await frontServer(stackStore.pool, createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  const loggedFront = await frontServer(stackStore.pool, createLogger("debug", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  // a kept answer of the front (the first request computes it), written by a listener doing nothing else
+  await (await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`)).arrayBuffer();
+  const keptAnswer = await constantAnswerServer(await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`));
   const bareApp = new Hono();
   bareApp.get("/json", (c) => c.json({ hello: "world" }));
   const bareServer = await listen(bareApp.fetch);
-  const servers = [bareServer, silentStack, loggedStack, headersServer, silentFront, loggedFront];
+  const servers = [bareServer, silentStack, loggedStack, headersServer, front, loggedFront, keptAnswer];
   return {
     stackUrls: {
       silent: urlOf(silentStack),
       info: urlOf(loggedStack),
       headers: urlOf(headersServer),
-      front: urlOf(silentFront),
+      front: urlOf(front),
       frontLogged: urlOf(loggedFront),
+      keptAnswer: urlOf(keptAnswer),
     },
     bareUrl: urlOf(bareServer),
     async close() {

@@ -5,7 +5,7 @@ import { BENCH_AGENT_CREDENTIAL, BENCH_AGENT_ID, DATASET_SUBNET, type BenchData 
 /** Offset of the "deep" page: page 5,000 of limit 10, or the last page when there are fewer pods. */
 const deepOffset = (d: BenchData) => (Math.min(5_000, Math.ceil(d.pods / 10)) - 1) * 10;
 
-export type ReferenceApp = "silent" | "info" | "headers" | "front" | "frontLogged";
+export type ReferenceApp = "silent" | "info" | "headers" | "front" | "frontLogged" | "keptAnswer";
 
 export interface RouteCase {
   name: string;
@@ -16,8 +16,10 @@ export interface RouteCase {
   /**
    * Served by a reference app (measure.ts): the Platform app's whole middleware stack with one
    * trivial route added, its logger silent or writing the API's JSON line per request at `info` (to
-   * /dev/null); "headers", a bare Hono route answering with that stack's response headers; or
-   * "front"/"frontLogged", a kept answer served by the front of cached reads, log silent or at info.
+   * /dev/null); "headers", a bare Hono route answering with that stack's response headers;
+   * "front"/"frontLogged", a kept answer served by the front of cached reads, its log at info (the
+   * default: a kept answer's line is at debug) or at debug (a line each); "keptAnswer", a Node
+   * listener writing the front's answer, bytes and headers, and doing nothing else.
    */
   stack?: ReferenceApp;
   /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
@@ -34,9 +36,12 @@ export const ROUTE_PATHS: RouteCase[] = [
   // a bare route sending the stack's answer headers (rate limit, CORS, request id): their cost alone
   { name: "bareHeaders", path: () => "/json", stack: "headers" },
   // a kept answer of a trivial public route, served by the front of cached reads (no read-version
-  // probe): the whole per-request overhead of a cached read (request id, IP budget, CORS, metrics, ETag)
+  // probe): the whole per-request cost of a cached read (request id, IP budget, CORS, metrics, log, ETag)
   { name: "front", path: () => "/api/v1/public/bench/trivial", stack: "front" },
+  // the same with LOG_LEVEL=debug: a request line for each kept answer
   { name: "frontLogged", path: () => "/api/v1/public/bench/trivial", stack: "frontLogged" },
+  // that answer's bytes and headers written by a listener doing nothing else: front ÷ keptAnswer is the front's own work
+  { name: "keptAnswer", path: () => "/api/v1/public/bench/trivial", stack: "keptAnswer" },
   { name: "page1", path: () => "/api/v1/public/pods?page=1&limit=10" },
   // page 5,000 of limit 10, or the last page when there are fewer pods (see deepOffset)
   { name: "deep", path: (d) => `/api/v1/public/pods?page=${deepOffset(d) / 10 + 1}&limit=10` },

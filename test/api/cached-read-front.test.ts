@@ -47,13 +47,14 @@ interface SurfaceOptions {
   corsOrigins?: CorsOrigins;
   /** The read version is known only after a probe (a promise), as with READ_VERSION_MAX_AGE_MS=0. */
   probed?: boolean;
+  logLevel?: "info" | "debug";
 }
 
 /**
  * A Platform-like surface: createApp's middleware, the per-IP budget, the response cache over
  * `/api/v1/public/*` at a read version the test moves, and counters of what reached the app.
  */
-async function startSurface({ front, points = 1_000, corsOrigins = "*", probed = false }: SurfaceOptions) {
+async function startSurface({ front, points = 1_000, corsOrigins = "*", probed = false, logLevel = "debug" }: SurfaceOptions) {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -61,7 +62,7 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
       done();
     },
   });
-  const logger = createLogger("info", { destination });
+  const logger = createLogger(logLevel, { destination });
   let value: string | undefined = "v1";
   const version: ReadVersion = {
     current: async () => value,
@@ -265,15 +266,33 @@ describe("the front of cached reads", () => {
     expect(fronted.reached()).toBe(1);
     expect(await count("datamarket_http_requests_total", requests)).toBe(requestsBefore + 1);
     expect(await count("datamarket_cache_lookups_total", hits)).toBe(hitsBefore + 1);
-    const [byApp, byFront] = fronted.lines.filter((line) => line.msg === "request");
+    const alone = await startSurface({ front: false });
+    await alone.get(PATH);
+    await alone.get(PATH); // a hit the app's cache middleware answers
+    const byFront = fronted.lines.filter((line) => line.msg === "request")[1];
+    const byApp = alone.lines.filter((line) => line.msg === "request")[1];
     expect(byFront).toMatchObject({
+      level: 20, // debug, as the app logs a kept answer
       method: "GET",
       path: "/api/v1/public/things",
       status: 200,
       requestId: answer.headers.get("x-request-id"),
     });
+    expect(byApp).toMatchObject({ level: 20, status: 200 });
     // the same line: the same fields in the same order
     expect(Object.keys(byFront!)).toEqual(Object.keys(byApp!));
+  });
+
+  it("writes no line for a kept answer at the info level, as the app does, and one for a computed answer", async () => {
+    for (const front of [true, false]) {
+      const surface = await startSurface({ front, logLevel: "info" });
+      await surface.get(PATH);
+      await surface.get(PATH);
+      await surface.get(PATH, { headers: { "if-none-match": '"anything"' } });
+      const lines = surface.lines.filter((line) => line.msg === "request");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 30, status: 200, path: "/api/v1/public/things" });
+    }
   });
 
   it("gives listed origins the app's CORS headers, and others none", async () => {
