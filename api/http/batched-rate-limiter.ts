@@ -27,6 +27,8 @@ export interface BatchedRateLimiterOptions extends RateLimitSettings {
 }
 
 interface Counter {
+  /** The key in the shared store (the limiter's key prefix and the caller's key). */
+  storeKey: string;
   /** Start (ms) of the window these counts belong to. */
   window: number;
   /** Total over every replica at the last sync (this process's sent counts included). */
@@ -58,7 +60,8 @@ export class BatchedRateLimiter {
   private readonly batchSize: number;
   private readonly logger?: Pick<Logger, "warn">;
   private readonly now: () => number;
-  private readonly counters = new Map<string, Counter>();
+  /** By the caller's key (the store's key is made once per window, not per request). */
+  private readonly counters = new Map<string | number, Counter>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private failing = false;
@@ -82,11 +85,11 @@ export class BatchedRateLimiter {
     return Math.floor(now / this.msDuration) * this.msDuration;
   }
 
-  private counter(key: string, now: number): Counter {
+  private counter(key: string | number, now: number): Counter {
     const window = this.windowOf(now);
     let counter = this.counters.get(key);
     if (!counter || counter.window !== window) {
-      counter = { window, synced: 0, pending: 0, sending: 0 };
+      counter = { storeKey: this.getKey(key), window, synced: 0, pending: 0, sending: 0 };
       this.counters.set(key, counter);
     }
     return counter;
@@ -95,7 +98,7 @@ export class BatchedRateLimiter {
   /** Counts `points` for `key` and answers its standing at once (the rate-limit middleware's hot path). */
   take(key: string | number, points = 1): { consumed: number; remainingPoints: number; msBeforeNext: number } {
     const now = this.now();
-    const counter = this.counter(this.getKey(key), now);
+    const counter = this.counter(key, now);
     counter.pending += points;
     this.schedule();
     const consumed = counter.synced + counter.sending + counter.pending;
@@ -105,7 +108,7 @@ export class BatchedRateLimiter {
   /** `take`, if `points` more for `key` stay within the budget; else undefined, nothing counted. */
   takeIfAdmitted(key: string | number, points = 1): { consumed: number; remainingPoints: number; msBeforeNext: number } | undefined {
     const now = this.now();
-    const counter = this.counter(this.getKey(key), now);
+    const counter = this.counter(key, now);
     const consumed = counter.synced + counter.sending + counter.pending + points;
     if (consumed > this.points) return undefined;
     counter.pending += points;
@@ -121,14 +124,14 @@ export class BatchedRateLimiter {
 
   get(key: string | number): Promise<RateLimiterRes | null> {
     const now = this.now();
-    const counter = this.counters.get(this.getKey(key));
+    const counter = this.counters.get(key);
     if (!counter || counter.window !== this.windowOf(now)) return Promise.resolve(null);
     const consumed = counter.synced + counter.sending + counter.pending;
     return Promise.resolve(new RateLimiterRes(Math.max(0, this.points - consumed), counter.window + this.msDuration - now, consumed));
   }
 
   delete(key: string | number): Promise<boolean> {
-    return Promise.resolve(this.counters.delete(this.getKey(key)));
+    return Promise.resolve(this.counters.delete(key));
   }
 
   private schedule(): void {
@@ -153,40 +156,40 @@ export class BatchedRateLimiter {
     // the process is shutting down: what was not synced is one interval's counts of this replica
     if ((this.pool as { ending?: boolean }).ending) return;
     const currentWindow = this.windowOf(this.now());
-    const batch: Array<[string, Counter]> = [];
+    const batch: Counter[] = [];
     for (const [key, counter] of this.counters) {
       if (counter.window < currentWindow) {
         this.counters.delete(key); // a past window: its counts no longer matter
         continue;
       }
-      if (counter.pending > 0 && batch.length < this.batchSize) batch.push([key, counter]);
+      if (counter.pending > 0 && batch.length < this.batchSize) batch.push(counter);
     }
     // keys used in this window without new local counts are refreshed too (others' counts)
-    for (const [key, counter] of this.counters) {
+    for (const counter of this.counters.values()) {
       if (batch.length >= this.batchSize) break;
-      if (counter.pending === 0 && counter.window === currentWindow) batch.push([key, counter]);
+      if (counter.pending === 0 && counter.window === currentWindow) batch.push(counter);
     }
     if (batch.length === 0) return;
-    for (const [, counter] of batch) {
+    for (const counter of batch) {
       counter.sending = counter.pending;
       counter.pending = 0;
     }
     try {
       const { rows } = await this.pool.query<{ key: string; points: number; expire: string }>(UPSERT, [
-        batch.map(([key]) => key),
-        batch.map(([, c]) => c.sending),
-        batch.map(([, c]) => c.window + this.msDuration),
+        batch.map((c) => c.storeKey),
+        batch.map((c) => c.sending),
+        batch.map((c) => c.window + this.msDuration),
       ]);
       const totals = new Map(rows.map((row) => [row.key, row]));
-      for (const [key, counter] of batch) {
-        const row = totals.get(key);
+      for (const counter of batch) {
+        const row = totals.get(counter.storeKey);
         if (row && Number(row.expire) === counter.window + this.msDuration) counter.synced = row.points;
         else counter.synced += counter.sending;
         counter.sending = 0;
       }
       this.failing = false;
     } catch (error) {
-      for (const [, counter] of batch) {
+      for (const counter of batch) {
         counter.pending += counter.sending;
         counter.sending = 0;
       }

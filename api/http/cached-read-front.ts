@@ -23,7 +23,7 @@ import type { BatchedRateLimiter } from "./batched-rate-limiter";
 import { corsAnswerHeaders } from "./cors";
 import { logRequest } from "./logger";
 import { cacheLookupCounter, requestTimer } from "./metrics";
-import { chargeIpAhead, markChargedAhead, rateLimitHeaderPairs } from "./rate-limit";
+import { chargeIpAhead, markChargedAhead, pushRateLimitHeaders } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 import { cacheKey, type CachedAnswer, type ResponseCache } from "./response-cache";
@@ -61,8 +61,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
 
   const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object
-    const list = answer.headerList.slice();
-    for (const [name, value] of rateLimitHeaderPairs(standing)) list.push(name, value);
+    const list = pushRateLimitHeaders(answer.headerList.slice(), standing);
     if (cors) for (const [name, value] of cors(requestHeaderOf(incoming.headers, "origin"))) list.push(name, value);
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
     list.push(REQUEST_ID_HEADER, requestId);

@@ -77,8 +77,17 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   }
 }
 
-/** The key of a client's per-IP budget. */
-export const ipBudgetKey = (ip: string) => `ip:${ip}`;
+const ipBudgetKeys = new Map<string, string>();
+
+/** The key of a client's per-IP budget (one string per address while it is used: the limiter finds its counter without hashing a new one). */
+export function ipBudgetKey(ip: string): string {
+  let key = ipBudgetKeys.get(ip);
+  if (key === undefined) {
+    if (ipBudgetKeys.size >= 10_000) ipBudgetKeys.clear();
+    ipBudgetKeys.set(ip, (key = `ip:${ip}`));
+  }
+  return key;
+}
 
 /** What markChargedAhead leaves on a Node request for the middleware. */
 const CHARGED_AHEAD = Symbol("ip budget charged ahead");
@@ -120,20 +129,21 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
-/** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing, in order. */
-export function rateLimitHeaderPairs(standing: BudgetStanding): Array<[string, string]> {
+/** Appends the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing to a flat header list (name, value, …). */
+export function pushRateLimitHeaders(list: string[], standing: BudgetStanding): string[] {
   const [limit, remaining, reset] = RATE_LIMIT_HEADERS;
-  return [
-    [limit, String(standing.limit)],
-    [remaining, String(standing.remaining)],
-    [reset, String(standing.resetSeconds)],
-  ];
+  list.push(limit, String(standing.limit), remaining, String(standing.remaining), reset, String(standing.resetSeconds));
+  return list;
 }
 
 /** The RateLimit-* headers of the request's tightest budget so far. */
 function rateLimitHeaders(c: Context<AppEnv>): Record<string, string> {
   const standing = c.get("rateLimitBudgets")?.standing;
-  return standing ? Object.fromEntries(rateLimitHeaderPairs(standing)) : {};
+  const headers: Record<string, string> = {};
+  if (!standing) return headers;
+  const list = pushRateLimitHeaders([], standing);
+  for (let i = 0; i < list.length; i += 2) headers[list[i]!] = list[i + 1]!;
+  return headers;
 }
 
 /** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
@@ -161,7 +171,7 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
   if (!standing) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
-  for (const [name, value] of rateLimitHeaderPairs(standing)) setAnswerHeader(c, name, value);
+  for (const [name, value] of Object.entries(rateLimitHeaders(c))) setAnswerHeader(c, name, value);
 }
 
 /**
