@@ -44,8 +44,8 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
  * The level of an answered request's line:
  * - error for a 5xx but 503 (a deliberate answer: not ready, dependency down, not a fault of ours);
  * - debug for a read answered from the response cache: most of a busy API's requests, each
- *   counted by route and status in /metrics, and at ~26k a second a line each would be the largest
- *   cost of such a read (bench/read-path: +0.6x a bare route's CPU); `LOG_LEVEL=debug` writes them;
+ *   counted by route and status in /metrics, and a line each would be the largest cost of such a
+ *   read (bench/read-path `frontLogged`: +0.4-0.7x a bare route's CPU); `LOG_LEVEL=debug` writes them;
  * - debug for the docs page's static assets (several per page view);
  * - info for every other request.
  */

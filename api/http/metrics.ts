@@ -189,12 +189,9 @@ export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
 /** Counts and times one answered request (`started`: process.hrtime.bigint() when it arrived). */
 export function observeRequest(surface: Surface, requestMethod: string, status: number, route: string, started: bigint): void {
   const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : "OTHER";
+  const key = `${surface} ${method} ${status} ${route}`;
   // inline, unnamed: a named closure costs a `__name` call per request under tsx (keepNames)
-  httpDuration.add(
-    `${surface} ${method} ${status} ${route}`,
-    () => ({ surface, method, route, status: String(status) }),
-    Number(process.hrtime.bigint() - started) / 1e9,
-  );
+  httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 /**
@@ -221,8 +218,7 @@ export function countCacheLookup(
 
 /** countCacheLookup of one surface, cache and result, made once for a caller counting many. */
 export function cacheLookupCounter(surface: Surface, cache: "response" | "count", result: "hit" | "stale" | "miss"): () => void {
-  const count = cacheLookups.handle(`${surface} ${cache} ${result}`, () => ({ surface, cache, result }));
-  return () => count();
+  return cacheLookups.handle(`${surface} ${cache} ${result}`, () => ({ surface, cache, result }));
 }
 
 export function countListedPodRefresh(kind: "whole" | "changes"): void {

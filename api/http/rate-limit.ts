@@ -108,8 +108,8 @@ export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLim
 
 /**
  * For a request chargeIpAhead charged and the app is to answer: the rate-limit middleware finds
- * its per-IP budget charged, as if it had charged it itself. (Not done for the requests the front
- * answers: a property added to a Node request costs its every later access.)
+ * its per-IP budget charged, as if it had charged it itself. (The requests the front answers need
+ * no mark: one object less per request.)
  */
 export function markChargedAhead(incoming: IncomingMessage, trustProxy: boolean, standing: BudgetStanding): void {
   const ip = nodeClientIp(incoming, trustProxy);
