@@ -6,7 +6,7 @@
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
  * dispatches and a response object: ~2.2-2.5× a bare Hono route's CPU (bench/read-path), for an
- * answer whose bytes are already made. Here ~1.2× (bench reference `front`), of which writing
+ * answer whose bytes are already made. Here ~1.2-1.3× (bench reference `front`), of which writing
  * those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read version is known
  * without a probe, and answers and header lists made once per cache entry.
  *
