@@ -4,7 +4,7 @@ const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
 /**
  * New request ids: UUID-shaped, a random UUID's first 74 random bits made once per process and a
  * 48-bit sequence number in place of the last 12 hex digits. As unique as random UUIDs across
- * processes, and a third of the cost of one per request (the front of cached reads answers in a
+ * processes, and less than half the cost of one per request (the front of cached reads answers in a
  * few microseconds, bench/read-path).
  */
 const PROCESS_PREFIX = crypto.randomUUID().slice(0, 24);

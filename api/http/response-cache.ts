@@ -40,14 +40,9 @@ export interface ResponseCacheOptions {
 
 interface Entry {
   body: Uint8Array;
-  contentType: string;
   etag: string;
-  /** The template of the route that computed it (the request metrics' `route` label). */
-  route: string;
-  /** The headers of a 200 answer from this entry, by x-cache value. */
-  headers: { hit: Record<string, string>; stale: Record<string, string> };
-  /** What a fresh lookup answers (made once: the front of cached reads answers it as it is). */
-  hit: { ok: CachedAnswer; notModified: CachedAnswer };
+  /** Its answers by x-cache value, made once (the front of cached reads sends them as they are). */
+  answers: Record<"hit" | "stale", { ok: CachedAnswer; notModified: CachedAnswer }>;
   storedAt: number;
   /** The read version it was computed at. */
   version: string;
@@ -105,18 +100,20 @@ function requestCacheKey(c: Context<AppEnv>): string {
 
 const flatList = (headers: Record<string, string>) => Object.entries(headers).flat();
 
-const okAnswer = (body: Uint8Array, headers: Record<string, string>, route: string): CachedAnswer => ({
-  status: 200,
-  body,
-  headers,
-  headerList: [...flatList(headers), "content-length", String(body.byteLength)],
-  route,
-});
-
-const notModifiedAnswer = (etag: string, route: string, status: "hit" | "stale"): CachedAnswer => {
-  const headers = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-  return { status: 304, body: null, headers, headerList: flatList(headers), route };
-};
+/** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
+function answersOf(body: Uint8Array, contentType: string, etag: string, route: string, status: "hit" | "stale") {
+  const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+  const okHeaders = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType, [CACHE_STATUS_HEADER]: status };
+  const ok: CachedAnswer = {
+    status: 200,
+    body,
+    headers: okHeaders,
+    headerList: [...flatList(okHeaders), "content-length", String(body.byteLength)],
+    route,
+  };
+  const notModified: CachedAnswer = { status: 304, body: null, headers: notModifiedHeaders, headerList: flatList(notModifiedHeaders), route };
+  return { ok, notModified };
+}
 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*") === true;
@@ -180,9 +177,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 
   const cachedAnswer = (entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale"): CachedAnswer => {
-    const notModified = matchesEtag(ifNoneMatch, entry.etag);
-    if (status === "hit") return notModified ? entry.hit.notModified : entry.hit.ok;
-    return notModified ? notModifiedAnswer(entry.etag, entry.route, status) : okAnswer(entry.body, entry.headers[status], entry.route);
+    const answers = entry.answers[status];
+    return matchesEtag(ifNoneMatch, entry.etag) ? answers.notModified : answers.ok;
   };
 
   const answer = (c: Context<AppEnv>, entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale") => {
@@ -260,16 +256,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       ) {
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
-        const shared = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType };
         const route = routeTemplate(c);
-        const headers = { hit: { ...shared, [CACHE_STATUS_HEADER]: "hit" }, stale: { ...shared, [CACHE_STATUS_HEADER]: "stale" } };
         entry = {
           body,
-          contentType,
           etag,
-          route,
-          headers,
-          hit: { ok: okAnswer(body, headers.hit, route), notModified: notModifiedAnswer(etag, route, "hit") },
+          answers: { hit: answersOf(body, contentType, etag, route, "hit"), stale: answersOf(body, contentType, etag, route, "stale") },
           storedAt: Date.now(),
           version: seen,
         };

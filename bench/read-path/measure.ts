@@ -65,6 +65,9 @@ const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.addre
 /** What a bare Hono JSON answer carries too. */
 const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
 
+/** The API's logger at `level`, its lines written as by default (synchronously) to /dev/null. */
+const devNullLogger = (level: "info" | "debug") => createLogger(level, { destination: pino.destination({ dest: "/dev/null", sync: true }) });
+
 /** A read version that never changes: the front's cost without the freshness probe. */
 const CONSTANT_VERSION: ReadVersion = {
   current: async () => "bench",
@@ -138,11 +141,10 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
     return c.json({ hello: "world" });
   });
   const headersServer = await listen(headersApp.fetch);
-  // pino's default destination (stdout, synchronous writes) pointed at /dev/null
-  const loggedStack = await stackServer(createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  const loggedStack = await stackServer(devNullLogger("info"));
   // the front at the API's default level (a kept answer's request line is at debug) and at debug
-  const front = await frontServer(stackStore.pool, createLogger("info", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
-  const loggedFront = await frontServer(stackStore.pool, createLogger("debug", { destination: pino.destination({ dest: "/dev/null", sync: true }) }));
+  const front = await frontServer(stackStore.pool, devNullLogger("info"));
+  const loggedFront = await frontServer(stackStore.pool, devNullLogger("debug"));
   // a kept answer of the front (the first request computes it), written by a listener doing nothing else
   await (await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`)).arrayBuffer();
   const keptAnswer = await constantAnswerServer(await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`));
