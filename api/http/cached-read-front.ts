@@ -28,7 +28,7 @@ import { cacheLookupCounter, requestTimer } from "./metrics";
 import { chargeIpAhead, markChargedAhead, pushRateLimitHeaders } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
-import { cacheKey, type CachedAnswer, type ResponseCache } from "./response-cache";
+import type { CachedAnswer, ResponseCache } from "./response-cache";
 import type { BudgetStanding, Surface } from "./types";
 
 export type NodeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
@@ -64,7 +64,10 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
   const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object
     const list = pushRateLimitHeaders(answer.headerList.slice(), standing);
-    if (cors) for (const [name, value] of cors(requestHeaderOf(incoming.headers, "origin"))) list.push(name, value);
+    if (cors) {
+      const corsHeaders = cors(requestHeaderOf(incoming.headers, "origin"));
+      for (let i = 0; i < corsHeaders.length; i++) list.push(corsHeaders[i]!);
+    }
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
     list.push(REQUEST_ID_HEADER, requestId);
     outgoing.writeHead(answer.status, list);
@@ -121,7 +124,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       const startedAt = performance.now();
       let answer: ReturnType<ResponseCache["freshAnswer"]>;
       try {
-        answer = cache.freshAnswer(cacheKey(headers.host, target), requestHeaderOf(headers, "if-none-match"));
+        answer = cache.freshAnswer({ host: headers.host ?? "", target }, requestHeaderOf(headers, "if-none-match"));
       } catch {
         answer = undefined; // the app answers it, and says what failed
       }

@@ -44,19 +44,20 @@ export const CORS_EXPOSED_HEADERS = [
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * The CORS headers of an answer (not a preflight) to a request from `origin`, in the order they
- * are set; the one place both the middleware and the front of cached reads take them from.
+ * The CORS headers of an answer (not a preflight) to a request from `origin`, a flat list (name,
+ * value, …) in the order they are set; the one place both the middleware and the front of cached
+ * reads take them from.
  */
-export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origin: string | undefined) => Array<[string, string]> {
-  const exposed: [string, string] = ["Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(",")];
+export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origin: string | undefined) => string[] {
+  const exposed = ["Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(",")];
   if (origins === "*") {
-    const headers: Array<[string, string]> = [["Access-Control-Allow-Origin", "*"], exposed];
+    const headers = ["Access-Control-Allow-Origin", "*", ...exposed];
     return () => headers;
   }
   const allowed = new Set(origins);
-  const credentialed: Array<[string, string]> = [["Access-Control-Allow-Credentials", "true"], exposed, ["Vary", "Origin"]];
+  const credentialed = ["Access-Control-Allow-Credentials", "true", ...exposed, "Vary", "Origin"];
   return (origin) =>
-    origin !== undefined && allowed.has(origin) ? [["Access-Control-Allow-Origin", origin], ...credentialed] : credentialed;
+    origin !== undefined && allowed.has(origin) ? ["Access-Control-Allow-Origin", origin, ...credentialed] : credentialed;
 }
 
 /** The CORS middleware for `origins`, or undefined for `none`. */
@@ -75,6 +76,7 @@ export function corsMiddleware(origins: CorsOrigins): MiddlewareHandler | undefi
     if (c.req.method === "OPTIONS") return preflight(c, next);
     await next();
     // Vary is appended: a handler may have set its own
-    for (const [name, value] of answerHeaders(requestHeader(c, "origin"))) setAnswerHeader(c, name, value, name === "Vary");
+    const headers = answerHeaders(requestHeader(c, "origin"));
+    for (let i = 0; i < headers.length; i += 2) setAnswerHeader(c, headers[i]!, headers[i + 1]!, headers[i] === "Vary");
   };
 }

@@ -19,4 +19,9 @@ describe("requestIdFor", () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => requestIdFor(undefined)));
     expect(ids.size).toBe(10_000);
   });
+
+  it("counts in its last 12 hex digits, across the runs of 4,096 whose first digits are made once", () => {
+    const sequence = Array.from({ length: 10_000 }, () => Number.parseInt(requestIdFor(undefined).slice(-12), 16));
+    expect(sequence.slice(1).every((n, i) => n === sequence[i]! + 1)).toBe(true);
+  });
 });
