@@ -5,10 +5,10 @@
  * request metrics, the request line (at debug), ETag/304. Every other request goes to the app (`next`).
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
- * dispatches and a response object: ~2.2-2.5× a bare Hono route's CPU (bench/read-path), for an
- * answer whose bytes are already made. Here ~1.2-1.3× (bench reference `front`), of which writing
- * those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read version is known
- * without a probe, and answers and header lists made once per cache entry.
+ * dispatches and a response object: ~1.8-2.5× a bare Hono route's CPU (bench/read-path), for an
+ * answer whose bytes are already made. Here ~1.1-1.3× (bench reference `front`, by machine), of
+ * which writing those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read
+ * version is known without a probe, and answers and header lists made once per cache entry.
  *
  * A miss, a stale entry or a failure goes to the app, with the IP budget already charged.
  *
