@@ -1,8 +1,9 @@
 /**
  * The front of cached reads: a Node request listener placed before a surface's app that answers,
- * straight from the Node request, an anonymous GET its response cache holds fresh, with what the
- * surface's middleware gives that answer: request id, the per-IP budget charged and shown, CORS,
- * request metrics, the request line (at debug), ETag/304. Every other request goes to the app (`next`).
+ * straight from the Node request, an anonymous GET its response cache holds fresh (or a HEAD: the
+ * same answer, whose body Node does not send), with what the surface's middleware gives that
+ * answer: request id, the per-IP budget charged and shown, CORS, request metrics, the request line
+ * (at debug), ETag/304. Every other request goes to the app (`next`).
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
  * dispatches and a response object: ~1.8-2.5× a bare Hono route's CPU (bench/read-path), for an
@@ -33,6 +34,8 @@ import type { BudgetStanding, Surface } from "./types";
 
 export type NodeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
+type ReadMethod = "GET" | "HEAD";
+
 export interface CachedReadFrontOptions {
   surface: Surface;
   cache: ResponseCache;
@@ -53,11 +56,12 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
   const { surface, cache, limiter, trustProxy, logger } = options;
   const cors = options.corsOrigins === "none" ? undefined : corsAnswerHeaders(options.corsOrigins);
   const countHit = cacheLookupCounter(surface, "response", "hit");
-  // the request timer of each route answered, by status (a handful: the cached routes)
-  const timers = { 200: new Map<string, (seconds: number) => void>(), 304: new Map<string, (seconds: number) => void>() };
-  const timerOf = ({ status, route }: CachedAnswer) => {
-    let timer = timers[status].get(route);
-    if (!timer) timers[status].set(route, (timer = requestTimer(surface, "GET", status, route)));
+  // the request timer of each route answered, by method and status (a handful: the cached routes)
+  const timersOf = () => ({ 200: new Map<string, (seconds: number) => void>(), 304: new Map<string, (seconds: number) => void>() });
+  const timers = { GET: timersOf(), HEAD: timersOf() };
+  const timerOf = (method: ReadMethod, { status, route }: CachedAnswer) => {
+    let timer = timers[method][status].get(route);
+    if (!timer) timers[method][status].set(route, (timer = requestTimer(surface, method, status, route)));
     return timer;
   };
 
@@ -98,16 +102,17 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
         else passOn(incoming, outgoing, standing);
         return;
       }
+      const method = incoming.method as ReadMethod;
       countHit();
-      timerOf(answer)((performance.now() - startedAt) / 1000);
-      logRequest(logger, "GET", path, answer.status, startedAt, { requestId, fromCache: true });
+      timerOf(method, answer)((performance.now() - startedAt) / 1000);
+      logRequest(logger, method, path, answer.status, startedAt, { requestId, fromCache: true });
     };
 
     return (incoming, outgoing) => {
       const target = incoming.url;
       const headers = incoming.headers;
       if (
-        incoming.method !== "GET" ||
+        (incoming.method !== "GET" && incoming.method !== "HEAD") ||
         target === undefined ||
         headers.authorization !== undefined ||
         headers.cookie !== undefined ||

@@ -199,7 +199,7 @@ export function observeRequest(surface: Surface, requestMethod: string, status: 
  * each took: for a caller answering many of them (the front of cached reads), which then skips
  * finding the series by its labels each time.
  */
-export function requestTimer(surface: Surface, method: "GET", status: number, route: string): (seconds: number) => void {
+export function requestTimer(surface: Surface, method: "GET" | "HEAD", status: number, route: string): (seconds: number) => void {
   return httpDuration.handle(`${surface} ${method} ${status} ${route}`, () => ({ surface, method, route, status: String(status) }));
 }
 

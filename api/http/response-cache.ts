@@ -6,7 +6,8 @@
  * cache, and since every request first reads the version (a probe shared by concurrent requests),
  * no replica serves a response older than the data committed when the request arrived.
  *
- * - only GET of the listed paths, without an `Authorization` header, and only 200 answers;
+ * - only GET of the listed paths (and HEAD, answered as its GET without the body), without an
+ *   `Authorization` header, and only 200 answers;
  * - single flight: concurrent misses of one URL run the handler once; while it runs, the others
  *   get the answer it replaces if that one is of the same version (past its TTL) or of the
  *   version before, when only the checkpoint moved and at most `maxStaleMs` ago (so an indexed
@@ -147,14 +148,15 @@ const flatList = (headers: Record<string, string>) => Object.entries(headers).fl
 /** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
 function answersOf(body: Uint8Array, contentType: string, etag: string, route: string, status: "hit" | "stale") {
   const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-  const okHeaders = { etag, "cache-control": CACHE_CONTROL, "content-type": contentType, [CACHE_STATUS_HEADER]: status };
-  const ok: CachedAnswer = {
-    status: 200,
-    body,
-    headers: okHeaders,
-    headerList: [...flatList(okHeaders), "content-length", String(body.byteLength)],
-    route,
+  // content-length also for a HEAD, whose answer has no body to take it from
+  const okHeaders = {
+    etag,
+    "cache-control": CACHE_CONTROL,
+    "content-type": contentType,
+    [CACHE_STATUS_HEADER]: status,
+    "content-length": String(body.byteLength),
   };
+  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route };
   const notModified: CachedAnswer = { status: 304, body: null, headers: notModifiedHeaders, headerList: flatList(notModifiedHeaders), route };
   return { ok, notModified };
 }
@@ -245,8 +247,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const method = c.req.method;
-    if (method !== "GET") {
-      if (method === "HEAD" || method === "OPTIONS") return next();
+    // a HEAD is answered as its GET (Hono runs the GET route and drops the body)
+    if (method !== "GET" && method !== "HEAD") {
+      if (method === "OPTIONS") return next();
       // a write through this process: the next read of this replica sees it
       try {
         await next();
@@ -315,6 +318,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         // computed from data at least as new as `seen`: keep it unless a newer version is known
         if (version === seen) store(entry);
         c.res = new Response(body, res);
+        c.header("content-length", String(body.byteLength));
         c.header("etag", etag);
         c.header("cache-control", CACHE_CONTROL);
         c.header(CACHE_STATUS_HEADER, "miss");
