@@ -39,6 +39,16 @@ interface Counter {
   sending: number;
 }
 
+/** Everything counted in the counter's window: every replica's at the last sync and this one's since. */
+const consumedOf = (counter: Counter) => counter.synced + counter.sending + counter.pending;
+
+/** A key's standing after a count: what was consumed, what is left (never negative), when the window ends. */
+interface Standing {
+  consumed: number;
+  remainingPoints: number;
+  msBeforeNext: number;
+}
+
 const UPSERT = `
   INSERT INTO offchain.rate_limits AS r (key, points, expire)
   SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[])
@@ -96,24 +106,27 @@ export class BatchedRateLimiter {
   }
 
   /** Counts `points` for `key` and answers its standing at once (the rate-limit middleware's hot path). */
-  take(key: string | number, points = 1): { consumed: number; remainingPoints: number; msBeforeNext: number } {
+  take(key: string | number, points = 1): Standing {
     const now = this.now();
     const counter = this.counter(key, now);
     counter.pending += points;
     this.schedule();
-    const consumed = counter.synced + counter.sending + counter.pending;
-    return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
+    return this.standing(counter, now);
   }
 
   /** `take`, if `points` more for `key` stay within the budget; else undefined, nothing counted. */
-  takeIfAdmitted(key: string | number, points = 1): { consumed: number; remainingPoints: number; msBeforeNext: number } | undefined {
+  takeIfAdmitted(key: string | number, points = 1): Standing | undefined {
     const now = this.now();
     const counter = this.counter(key, now);
-    const consumed = counter.synced + counter.sending + counter.pending + points;
-    if (consumed > this.points) return undefined;
+    if (consumedOf(counter) + points > this.points) return undefined;
     counter.pending += points;
     this.schedule();
-    return { consumed, remainingPoints: this.points - consumed, msBeforeNext: counter.window + this.msDuration - now };
+    return this.standing(counter, now);
+  }
+
+  private standing(counter: Counter, now: number): Standing {
+    const consumed = consumedOf(counter);
+    return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
   }
 
   consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
@@ -126,8 +139,8 @@ export class BatchedRateLimiter {
     const now = this.now();
     const counter = this.counters.get(key);
     if (!counter || counter.window !== this.windowOf(now)) return Promise.resolve(null);
-    const consumed = counter.synced + counter.sending + counter.pending;
-    return Promise.resolve(new RateLimiterRes(Math.max(0, this.points - consumed), counter.window + this.msDuration - now, consumed));
+    const { consumed, remainingPoints, msBeforeNext } = this.standing(counter, now);
+    return Promise.resolve(new RateLimiterRes(remainingPoints, msBeforeNext, consumed));
   }
 
   delete(key: string | number): Promise<boolean> {

@@ -68,7 +68,9 @@ export function nodeClientIp(incoming: IncomingMessage, trustProxy: boolean): st
 export function clientIp(c: Context, trustProxy: boolean): string {
   // served by @hono/node-server: the Node request's headers and socket (without getConnInfo's object)
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const address = incoming?.headers ? nodeClientIp(incoming, trustProxy) : trustProxy ? forwardedFor(c.req.header("x-forwarded-for")) : undefined;
+  let address: string | undefined;
+  if (incoming?.headers) address = nodeClientIp(incoming, trustProxy);
+  else if (trustProxy) address = forwardedFor(c.req.header("x-forwarded-for"));
   if (address) return address;
   try {
     return getConnInfo(c).remote.address ?? "unknown";
@@ -136,16 +138,6 @@ export function pushRateLimitHeaders(list: string[], standing: BudgetStanding): 
   return list;
 }
 
-/** The RateLimit-* headers of the request's tightest budget so far. */
-function rateLimitHeaders(c: Context<AppEnv>): Record<string, string> {
-  const standing = c.get("rateLimitBudgets")?.standing;
-  const headers: Record<string, string> = {};
-  if (!standing) return headers;
-  const list = pushRateLimitHeaders([], standing);
-  for (let i = 0; i < list.length; i += 2) headers[list[i]!] = list[i + 1]!;
-  return headers;
-}
-
 /** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
 export function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {
   return { limit, remaining: Math.max(0, remainingPoints), resetSeconds: Math.max(0, Math.ceil(msBeforeNext / 1000)) };
@@ -171,7 +163,8 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
   if (!standing) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(c))) setAnswerHeader(c, name, value);
+  const headers = pushRateLimitHeaders([], standing);
+  for (let i = 0; i < headers.length; i += 2) setAnswerHeader(c, headers[i]!, headers[i + 1]!);
 }
 
 /**
@@ -212,7 +205,8 @@ function reject(c: Context<AppEnv>, limit: number, remainingPoints: number, msBe
   noteStanding(c, limit, remainingPoints, msBeforeNext);
   countRateLimitRejection(c.get("surface"), budget);
   const error = tooManyRequests(msBeforeNext / 1000);
-  Object.assign(error.headers, rateLimitHeaders(c));
+  const headers = pushRateLimitHeaders([], budgetsOf(c).standing!);
+  for (let i = 0; i < headers.length; i += 2) error.headers[headers[i]!] = headers[i + 1]!;
   throw error;
 }
 

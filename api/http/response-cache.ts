@@ -61,7 +61,7 @@ export interface CachedAnswer {
   status: 200 | 304;
   body: Uint8Array | null;
   headers: Record<string, string>;
-  /** `headers` and the body's content-length as one flat list: name, value, name, value… */
+  /** `headers` as one flat list: name, value, name, value… */
   headerList: readonly string[];
   /** The template of the route that computed the body. */
   route: string;
@@ -145,17 +145,22 @@ class EntryStore {
 
 const flatList = (headers: Record<string, string>) => Object.entries(headers).flat();
 
-/** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
-function answersOf(body: Uint8Array, contentType: string, etag: string, route: string, status: "hit" | "stale") {
-  const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+/** The headers of a 200 answer of a kept body with `x-cache: status` (its computing miss's too). */
+function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status: "hit" | "stale" | "miss"): Record<string, string> {
   // content-length also for a HEAD, whose answer has no body to take it from
-  const okHeaders = {
+  return {
     etag,
     "cache-control": CACHE_CONTROL,
     "content-type": contentType,
     [CACHE_STATUS_HEADER]: status,
     "content-length": String(body.byteLength),
   };
+}
+
+/** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
+function answersOf(body: Uint8Array, contentType: string, etag: string, route: string, status: "hit" | "stale") {
+  const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
+  const okHeaders = okHeadersOf(body, contentType, etag, status);
   const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route };
   const notModified: CachedAnswer = { status: 304, body: null, headers: notModifiedHeaders, headerList: flatList(notModifiedHeaders), route };
   return { ok, notModified };
@@ -318,10 +323,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         // computed from data at least as new as `seen`: keep it unless a newer version is known
         if (version === seen) store(entry);
         c.res = new Response(body, res);
-        c.header("content-length", String(body.byteLength));
-        c.header("etag", etag);
-        c.header("cache-control", CACHE_CONTROL);
-        c.header(CACHE_STATUS_HEADER, "miss");
+        for (const [name, value] of Object.entries(okHeadersOf(body, contentType, etag, "miss"))) c.header(name, value);
       }
     } finally {
       settle(entry);

@@ -2,7 +2,7 @@
  * Measuring the read routes (run.ts on generated data, honest.ts on indexed data): each route under
  * wrk beside a bare Hono route served by the same process, in turn, and the table of the results.
  */
-import { serve, type ServerType } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -54,11 +54,8 @@ function combine(runs: LoadResult[]): LoadResult {
   };
 }
 
-function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> {
-  return new Promise((resolve) => {
-    const server = serve({ fetch, port: 0 }, () => resolve(server));
-  });
-}
+/** Serves `fetch` as the API serves its surfaces (serveApp), on a free loopback port. */
+const listen = (fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> => serveApp({ fetch }, "127.0.0.1", 0);
 
 const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
