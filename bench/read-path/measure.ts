@@ -45,6 +45,7 @@ function combine(runs: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
   return {
     cpuUs: sum((r) => (r.cpuUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
+    userUs: sum((r) => (r.userUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
     rps: mean((r) => r.rps),
     p50Ms: mean((r) => r.p50Ms),
     p99Ms: mean((r) => r.p99Ms),
@@ -174,7 +175,8 @@ export async function load(baseUrl: string, paths: string[], headers: Record<str
   const before = process.cpuUsage();
   const result = await runWrk({ baseUrl, paths, connections, seconds, headers });
   const used = process.cpuUsage(before);
-  return { ...result, cpuUs: (used.user + used.system) / Math.max(1, result.requests) };
+  const requests = Math.max(1, result.requests);
+  return { ...result, cpuUs: (used.user + used.system) / requests, userUs: used.user / requests };
 }
 
 const profileDir = process.env.BENCH_READ_PROFILE;
@@ -243,12 +245,12 @@ export async function measureRoutes(o: MeasureOptions): Promise<Row[]> {
 export function printTable(title: string, rows: Row[]) {
   console.log(`\n${title}`);
   console.log(
-    "| size | route | req/s | p50 ms | p99 ms | errors | bare req/s | bare p99 | ÷ bare | p99 ÷ bare p99 | CPU µs/req | bare CPU µs/req | CPU ÷ bare |",
+    "| size | route | req/s | p50 ms | p99 ms | errors | bare req/s | bare p99 | ÷ bare | p99 ÷ bare p99 | CPU µs/req | bare CPU µs/req | CPU ÷ bare | user CPU ÷ bare |",
   );
-  console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     console.log(
-      `| ${r.scale} | ${r.route} | ${fmt(r.result.rps)} | ${fmt(r.result.p50Ms, 2)} | ${fmt(r.result.p99Ms, 2)} | ${r.result.errors} | ${fmt(r.bare.rps)} | ${fmt(r.bare.p99Ms, 2)} | ${fmt(r.result.rps / r.bare.rps, 3)} | ${fmt(r.result.p99Ms / r.bare.p99Ms, 2)} | ${fmt(r.result.cpuUs ?? NaN, 1)} | ${fmt(r.bare.cpuUs ?? NaN, 1)} | ${fmt((r.result.cpuUs ?? NaN) / (r.bare.cpuUs ?? NaN), 2)} |`,
+      `| ${r.scale} | ${r.route} | ${fmt(r.result.rps)} | ${fmt(r.result.p50Ms, 2)} | ${fmt(r.result.p99Ms, 2)} | ${r.result.errors} | ${fmt(r.bare.rps)} | ${fmt(r.bare.p99Ms, 2)} | ${fmt(r.result.rps / r.bare.rps, 3)} | ${fmt(r.result.p99Ms / r.bare.p99Ms, 2)} | ${fmt(r.result.cpuUs ?? NaN, 1)} | ${fmt(r.bare.cpuUs ?? NaN, 1)} | ${fmt((r.result.cpuUs ?? NaN) / (r.bare.cpuUs ?? NaN), 2)} | ${fmt((r.result.userUs ?? NaN) / (r.bare.userUs ?? NaN), 2)} |`,
     );
   }
 }

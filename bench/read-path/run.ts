@@ -16,6 +16,8 @@
  *   BENCH_READ_ANALYZE=1            also measure after ANALYZE (default: statistics never gathered)
  *   BENCH_READ_ROUTES=page1,deep    only these routes
  *   BENCH_READ_KEEP=1               keep the benchmark database and its folder (both printed)
+ *   BENCH_READ_OVERHEAD_ROUNDS=12   rounds of the per-request overhead's alternations (overhead.ts; 0: skip)
+ *   BENCH_READ_OVERHEAD_SECONDS=1   seconds of each of its slices
  *   BENCH_READ_PROFILE=dir          a CPU profile of this process during each route's load, as
  *                                   dir/<size>-<route>.cpuprofile (summary: profile-summary.ts)
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs `wrk` on PATH.
@@ -36,6 +38,7 @@ import { startBenchApi, startBenchIndexer } from "./api";
 import { indexedMint } from "./listing-change";
 import { analyze, disableAutovacuum, grow, type BenchData } from "./data";
 import { CONNECTIONS, fmt, load, measureRoutes, printTable, startReferenceServers, type Row } from "./measure";
+import { measureOverhead } from "./overhead";
 import { ROUTE_PATHS } from "./routes";
 import { assertWrkInstalled } from "./wrk";
 
@@ -51,6 +54,8 @@ const mintEvery = Number(env("BENCH_READ_MINT_EVERY", "0"));
 const keep = process.env.BENCH_READ_KEEP === "1";
 const only = process.env.BENCH_READ_ROUTES?.split(",");
 const rounds = Number(env("BENCH_READ_ROUNDS", "2"));
+const overheadRounds = Number(env("BENCH_READ_OVERHEAD_ROUNDS", "12"));
+const overheadSeconds = Number(env("BENCH_READ_OVERHEAD_SECONDS", "1"));
 
 const routes = only ? ROUTE_PATHS.filter((r) => only.includes(r.name)) : ROUTE_PATHS;
 
@@ -243,6 +248,10 @@ async function main() {
       rows,
     );
     if (scales.length > 1) printGrowth(rows, scales[0]!, largest);
+    // after the tables: its own, printed as it ends (its references do not depend on the data)
+    if (overheadRounds > 0) {
+      await measureOverhead({ bareUrl: references.bareUrl, stackUrls: references.stackUrls, rounds: overheadRounds, seconds: overheadSeconds });
+    }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await runningApi?.close();

@@ -17,6 +17,8 @@ export interface LoadResult {
   non2xx: number;
   /** CPU time of the process under test per answered request, in µs, when the caller measured it. */
   cpuUs?: number;
+  /** The user-space part of cpuUs: the process's own code, without the kernel's socket work. */
+  userUs?: number;
 }
 
 function toMs(value: string): number {
