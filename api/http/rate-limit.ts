@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type { Context, MiddlewareHandler } from "hono";
@@ -102,10 +103,32 @@ type ChargedAhead = { key: string; standing: BudgetStanding };
  * must be marked with markChargedAhead, or the middleware charges it again.
  */
 export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
-  const ip = nodeClientIp(incoming, trustProxy);
-  if (!ip) return undefined;
-  const taken = limiter.takeIfAdmitted(ipBudgetKey(ip));
+  const key = trustProxy ? forwardedBudgetKey(incoming) : connectionBudgetKey(incoming.socket);
+  if (key === undefined) return undefined;
+  const taken = limiter.takeIfAdmitted(key);
   return taken && standingOf(limiter.points, taken.remainingPoints, taken.msBeforeNext);
+}
+
+const BUDGET_KEY = Symbol("per-IP budget key of the connection");
+
+/**
+ * Without a trusted proxy the client is the connection's peer: its budget key is found once per
+ * connection, not per request (a keep-alive client's later requests skip the address lookup).
+ */
+function connectionBudgetKey(socket: (Socket & { [BUDGET_KEY]?: string }) | null | undefined): string | undefined {
+  if (!socket) return undefined;
+  let key = socket[BUDGET_KEY];
+  if (key === undefined) {
+    const ip = socket.remoteAddress;
+    if (!ip) return undefined;
+    socket[BUDGET_KEY] = key = ipBudgetKey(ip);
+  }
+  return key;
+}
+
+function forwardedBudgetKey(incoming: IncomingMessage): string | undefined {
+  const ip = nodeClientIp(incoming, true);
+  return ip ? ipBudgetKey(ip) : undefined;
 }
 
 /**

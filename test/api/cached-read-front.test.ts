@@ -48,13 +48,15 @@ interface SurfaceOptions {
   /** The read version is known only after a probe (a promise), as with READ_VERSION_MAX_AGE_MS=0. */
   probed?: boolean;
   logLevel?: "info" | "debug";
+  /** Budgets by the X-Forwarded-For hop our proxy added, not by the connection's peer. */
+  trustProxy?: boolean;
 }
 
 /**
  * A Platform-like surface: createApp's middleware, the per-IP budget, the response cache over
  * `/api/v1/public/*` at a read version the test moves, and counters of what reached the app.
  */
-async function startSurface({ front, points = 1_000, corsOrigins = "*", probed = false, logLevel = "debug" }: SurfaceOptions) {
+async function startSurface({ front, points = 1_000, corsOrigins = "*", probed = false, logLevel = "debug", trustProxy = false }: SurfaceOptions) {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -75,7 +77,7 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
     logger,
     surface: { name: "platform", config: { host: "127.0.0.1", corsOrigins, metricsToken: undefined } },
   });
-  app.use("/api/v1/*", rateLimit(limiter as unknown as RateLimiterAbstract, { trustProxy: false }));
+  app.use("/api/v1/*", rateLimit(limiter as unknown as RateLimiterAbstract, { trustProxy }));
   app.use("/api/v1/*", cache.middleware);
   let runs = 0;
   app.get("/api/v1/public/things", (c) => {
@@ -90,7 +92,7 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
       reached++;
       next(incoming, outgoing);
     };
-  const frontOf = cachedReadFront({ surface: "platform", cache, limiter, trustProxy: false, corsOrigins, logger });
+  const frontOf = cachedReadFront({ surface: "platform", cache, limiter, trustProxy, corsOrigins, logger });
   const server = await serveApp(
     { fetch: app.fetch, front: front ? (next) => frontOf(counting(next)) : counting },
     "127.0.0.1",
@@ -99,7 +101,7 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
   servers.push(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    get: (path: string, init: { method?: string; headers?: Record<string, string> } = {}) => send(url, path, init),
+    get: (path: string, init: SendOptions = {}) => send(url, path, init),
     reached: () => reached,
     runs: () => runs,
     moveVersion: (to: string | undefined) => (value = to),
@@ -111,14 +113,17 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
  * A request sent as it is written: fetch would add `Cache-Control: no-cache` to a conditional
  * request and remove dot segments from the path.
  */
-function send(
-  url: string,
-  path: string,
-  { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> },
-): Promise<Response> {
+interface SendOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** The connections to send on (default: Node's global agent). */
+  agent?: http.Agent;
+}
+
+function send(url: string, path: string, { method = "GET", headers = {}, agent }: SendOptions): Promise<Response> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url);
-    const request = http.request({ hostname, port, path, method, headers }, (incoming) => {
+    const request = http.request({ hostname, port, path, method, headers, agent }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
       incoming.on("end", () => {
@@ -249,6 +254,40 @@ describe("the front of cached reads", () => {
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
     expect(fronted.reached()).toBe(2);
+  });
+
+  it("charges a client one budget over one kept-alive connection and over new ones alike", async () => {
+    const fronted = await startSurface({ front: true, points: 5 });
+    const oneConnection = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const remaining: Array<string | null> = [];
+    try {
+      for (let i = 0; i < 3; i++) remaining.push((await fronted.get(PATH, { agent: oneConnection })).headers.get("ratelimit-remaining"));
+      for (let i = 0; i < 2; i++) {
+        const newConnection = new http.Agent({ keepAlive: false });
+        remaining.push((await fronted.get(PATH, { agent: newConnection })).headers.get("ratelimit-remaining"));
+        newConnection.destroy();
+      }
+    } finally {
+      oneConnection.destroy();
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    expect((await fronted.get(PATH)).status).toBe(429);
+  });
+
+  it("behind a trusted proxy, charges each forwarded client its own budget, though they share the proxy's connection", async () => {
+    const fronted = await startSurface({ front: true, points: 2, trustProxy: true });
+    const proxy = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const remainingOf = async (client: string) =>
+      (await fronted.get(PATH, { agent: proxy, headers: { "x-forwarded-for": client } })).headers.get("ratelimit-remaining");
+    try {
+      expect([await remainingOf("198.51.100.1"), await remainingOf("198.51.100.1")]).toEqual(["1", "0"]);
+      expect([await remainingOf("198.51.100.2"), await remainingOf("198.51.100.2")]).toEqual(["1", "0"]);
+      const refused = await fronted.get(PATH, { agent: proxy, headers: { "x-forwarded-for": "198.51.100.1" } });
+      expect(refused.status).toBe(429);
+    } finally {
+      proxy.destroy();
+    }
+    expect(fronted.reached()).toBe(2); // the first request computed the answer; the 429 is the app's
   });
 
   it("serves nothing kept at an older read version: the app computes the new answer", async () => {
