@@ -43,36 +43,37 @@ function meanOf(a: LoadResult, b: LoadResult): Required<Pick<LoadResult, "cpuUs"
   };
 }
 
-/** Loads each reference and the bare route in turn `rounds` times; prints and returns the median ratios. */
-export async function measureOverhead(o: OverheadOptions) {
-  const cases = REFERENCES.map((name) => ROUTE_PATHS.find((r) => r.name === name)!);
-  const urlOf = (name: (typeof REFERENCES)[number]) => o.stackUrls[cases.find((c) => c.name === name)!.stack!];
-  const pathOf = (name: (typeof REFERENCES)[number]) =>
-    cases.find((c) => c.name === name)!.path({ pods: 0, votes: 0, datanets: 0, users: 0 });
-  // warm-up: the front's kept answer made, every server's code compiled
-  for (const name of REFERENCES) await load(urlOf(name), [pathOf(name)], undefined, 10, 1);
-  await load(o.bareUrl, ["/json"], undefined, 10, 1);
+type Reference = (typeof REFERENCES)[number];
 
-  const ratios = new Map<string, RoundRatios[]>(REFERENCES.map((name) => [name, []]));
+/** Loads the bare route and each reference in turn `rounds` times and prints the median ratios. */
+export async function measureOverhead(o: OverheadOptions): Promise<void> {
+  const caseOf = (name: Reference) => ROUTE_PATHS.find((r) => r.name === name)!;
+  const urlOf = (name: Reference) => o.stackUrls[caseOf(name).stack!];
+  // the references' paths do not depend on the data
+  const pathOf = (name: Reference) => caseOf(name).path({ pods: 0, votes: 0, datanets: 0, users: 0 });
+  const loadBare = (connections: number, seconds: number) =>
+    load(o.bareUrl, ["/json"], undefined, connections, seconds);
+  const loadReference = (name: Reference, connections: number, seconds: number) =>
+    load(urlOf(name), [pathOf(name)], undefined, connections, seconds);
+  // warm-up: the front's kept answer made, every server's code compiled
+  for (const name of REFERENCES) await loadReference(name, 10, 1);
+  await loadBare(10, 1);
+
+  const ratios = new Map<Reference, RoundRatios[]>(REFERENCES.map((name) => [name, []]));
   const frontOverKept: number[] = [];
   const bareCpu: number[] = [];
   for (let round = 0; round < o.rounds; round++) {
-    const before = await load(o.bareUrl, ["/json"], undefined, CONNECTIONS, o.seconds);
-    const order = REFERENCES.map((_, i) => REFERENCES[(i + round) % REFERENCES.length]!);
-    const results = new Map<string, LoadResult>();
-    for (const name of order)
-      results.set(name, await load(urlOf(name), [pathOf(name)], undefined, CONNECTIONS, o.seconds));
-    const after = await load(o.bareUrl, ["/json"], undefined, CONNECTIONS, o.seconds);
-    const bare = meanOf(before, after);
+    const before = await loadBare(CONNECTIONS, o.seconds);
+    const results = new Map<Reference, LoadResult>();
+    for (let i = 0; i < REFERENCES.length; i++) {
+      const name = REFERENCES[(i + round) % REFERENCES.length]!;
+      results.set(name, await loadReference(name, CONNECTIONS, o.seconds));
+    }
+    const bare = meanOf(before, await loadBare(CONNECTIONS, o.seconds));
     bareCpu.push(bare.cpuUs);
     for (const [name, result] of results) {
-      ratios
-        .get(name)!
-        .push({
-          cpu: (result.cpuUs ?? NaN) / bare.cpuUs,
-          user: (result.userUs ?? NaN) / bare.userUs,
-          rps: result.rps / bare.rps,
-        });
+      const cpu = (result.cpuUs ?? NaN) / bare.cpuUs;
+      ratios.get(name)!.push({ cpu, user: (result.userUs ?? NaN) / bare.userUs, rps: result.rps / bare.rps });
     }
     frontOverKept.push((results.get("front")!.cpuUs ?? NaN) / (results.get("keptAnswer")!.cpuUs ?? NaN));
   }
@@ -84,25 +85,10 @@ export async function measureOverhead(o: OverheadOptions) {
   console.log("|---|---:|---:|---:|");
   for (const name of REFERENCES) {
     const rows = ratios.get(name)!;
-    console.log(
-      `| ${name} | ${spread(
-        rows.map((r) => r.cpu),
-        3,
-      )} | ${spread(
-        rows.map((r) => r.user),
-        3,
-      )} | ${spread(
-        rows.map((r) => r.rps),
-        3,
-      )} |`,
-    );
+    const column = (of: (r: RoundRatios) => number) => spread(rows.map(of), 3);
+    console.log(`| ${name} | ${column((r) => r.cpu)} | ${column((r) => r.user)} | ${column((r) => r.rps)} |`);
   }
   console.log(
     `front ÷ keptAnswer (the front's own work beyond writing its answer), CPU: ${spread(frontOverKept, 3)}; bare route ${spread(bareCpu, 1)} µs CPU a request`,
   );
-  return {
-    front: median(ratios.get("front")!.map((r) => r.cpu)),
-    keptAnswer: median(ratios.get("keptAnswer")!.map((r) => r.cpu)),
-    frontOverKept: median(frontOverKept),
-  };
 }
