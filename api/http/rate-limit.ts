@@ -103,7 +103,7 @@ type ChargedAhead = { key: string; standing: BudgetStanding };
  * must be marked with markChargedAhead, or the middleware charges it again.
  */
 export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
-  const key = trustProxy ? forwardedBudgetKey(incoming) : connectionBudgetKey(incoming.socket);
+  const key = nodeBudgetKey(incoming, trustProxy);
   if (key === undefined) return undefined;
   const taken = limiter.takeIfAdmitted(key);
   return taken && standingOf(limiter.points, taken.remainingPoints, taken.msBeforeNext);
@@ -126,7 +126,9 @@ function connectionBudgetKey(socket: (Socket & { [BUDGET_KEY]?: string }) | null
   return key;
 }
 
-function forwardedBudgetKey(incoming: IncomingMessage): string | undefined {
+/** The per-IP budget key of a Node request: by the forwarded client behind a trusted proxy, else by the connection. */
+function nodeBudgetKey(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
+  if (!trustProxy) return connectionBudgetKey(incoming.socket);
   const ip = nodeClientIp(incoming, true);
   return ip ? ipBudgetKey(ip) : undefined;
 }
@@ -137,8 +139,8 @@ function forwardedBudgetKey(incoming: IncomingMessage): string | undefined {
  * no mark: one object less per request.)
  */
 export function markChargedAhead(incoming: IncomingMessage, trustProxy: boolean, standing: BudgetStanding): void {
-  const ip = nodeClientIp(incoming, trustProxy);
-  if (ip) (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key: ipBudgetKey(ip), standing };
+  const key = nodeBudgetKey(incoming, trustProxy);
+  if (key !== undefined) (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
 }
 
 /** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */

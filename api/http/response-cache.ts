@@ -109,29 +109,36 @@ function requestUrl(c: Context<AppEnv>): RequestUrl {
 class EntryStore {
   private readonly byHost = new Map<string, Map<string, Entry>>();
   private readonly stored = new Set<Entry>();
+  private heldBytes = 0;
 
   get size(): number {
     return this.stored.size;
+  }
+
+  /** The bodies' bytes of the entries held. */
+  get bytes(): number {
+    return this.heldBytes;
   }
 
   get(host: string, target: string): Entry | undefined {
     return this.byHost.get(host)?.get(target);
   }
 
-  /** Stores `entry` in place of the one of its URL, and answers that one. */
-  set(entry: Entry): Entry | undefined {
+  /** Stores `entry` in place of the one of its URL. */
+  set(entry: Entry): void {
     const { host, target } = entry.url;
     let ofHost = this.byHost.get(host);
     if (!ofHost) this.byHost.set(host, (ofHost = new Map()));
     const old = ofHost.get(target);
-    if (old) this.stored.delete(old);
+    if (old && this.stored.delete(old)) this.heldBytes -= old.body.byteLength;
     ofHost.set(target, entry);
     this.stored.add(entry);
-    return old;
+    this.heldBytes += entry.body.byteLength;
   }
 
   delete(entry: Entry): void {
     if (!this.stored.delete(entry)) return;
+    this.heldBytes -= entry.body.byteLength;
     const ofHost = this.byHost.get(entry.url.host);
     ofHost?.delete(entry.url.target);
     if (ofHost?.size === 0) this.byHost.delete(entry.url.host);
@@ -178,7 +185,6 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   /** Recent versions in the order this process saw them, with when it first saw each. */
   const history: Array<{ version: string; seenAt: number }> = [];
   const entries = new EntryStore();
-  let bytes = 0;
   /** The computation of a URL at a version (single flight). */
   const pending = new Map<string, Promise<Entry | undefined>>();
   /** The latest computation of a URL, whatever its version: at most one per URL at a time. */
@@ -207,18 +213,13 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   const store = (entry: Entry) => {
     if (entry.body.byteLength > maxBytes / 4) {
       const old = entries.get(entry.url.host, entry.url.target);
-      if (old) {
-        entries.delete(old);
-        bytes -= old.body.byteLength;
-      }
+      if (old) entries.delete(old);
       return;
     }
-    const old = entries.set(entry);
-    bytes += entry.body.byteLength - (old?.body.byteLength ?? 0);
+    entries.set(entry);
     for (const e of entries.oldestFirst()) {
-      if (entries.size <= maxEntries && bytes <= maxBytes) break;
+      if (entries.size <= maxEntries && entries.bytes <= maxBytes) break;
       entries.delete(e);
-      bytes -= e.body.byteLength;
     }
   };
 
