@@ -75,7 +75,8 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
     list.push(REQUEST_ID_HEADER, requestId);
     outgoing.writeHead(answer.status, list);
-    outgoing.end(answer.body ?? undefined);
+    if (answer.bodyText !== undefined) outgoing.end(answer.bodyText, "latin1");
+    else outgoing.end(answer.body ?? undefined);
     return requestId;
   };
 

@@ -42,6 +42,8 @@ export interface ResponseCacheOptions {
 interface Entry {
   url: RequestUrl;
   body: Uint8Array;
+  /** What it holds: the body's bytes, and its text when small (CachedAnswer.bodyText). */
+  bytes: number;
   etag: string;
   /** Its answers by x-cache value, made once (the front of cached reads sends them as they are). */
   answers: Record<"hit" | "stale", { ok: CachedAnswer; notModified: CachedAnswer }>;
@@ -54,6 +56,13 @@ interface Entry {
 const offchainPart = (version: string) => version.slice(version.lastIndexOf(":") + 1);
 
 export const CACHE_CONTROL = "public, no-cache";
+/** The largest body also kept as text (CachedAnswer.bodyText). */
+export const SMALL_BODY_BYTES = 1024;
+
+/** A small body as its latin1 text (CachedAnswer.bodyText), else undefined. */
+export function smallBodyText(body: Uint8Array): string | undefined {
+  return body.byteLength <= SMALL_BODY_BYTES ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1") : undefined;
+}
 export const CACHE_STATUS_HEADER = "x-cache";
 
 /** What a request answered from the cache gets: a 200 with the kept body, or a 304. */
@@ -63,6 +72,13 @@ export interface CachedAnswer {
   headers: Record<string, string>;
   /** `headers` as one flat list: name, value, name, value… */
   headerList: readonly string[];
+  /**
+   * A body of at most SMALL_BODY_BYTES as a latin1 string (one character per byte: the same bytes
+   * written). Node writes a string body with the headers in one write, where a byte body takes a
+   * gathered write of two pieces: ~0.8 µs less for a tiny answer, nothing gained from ~1 KiB on,
+   * a loss from 4 KiB (bench/read-path `keptAnswer`, by body size).
+   */
+  bodyText?: string;
   /** The template of the route that computed the body. */
   route: string;
 }
@@ -115,7 +131,7 @@ class EntryStore {
     return this.stored.size;
   }
 
-  /** The bodies' bytes of the entries held. */
+  /** What the entries held keep (Entry.bytes). */
   get bytes(): number {
     return this.heldBytes;
   }
@@ -130,15 +146,15 @@ class EntryStore {
     let ofHost = this.byHost.get(host);
     if (!ofHost) this.byHost.set(host, (ofHost = new Map()));
     const old = ofHost.get(target);
-    if (old && this.stored.delete(old)) this.heldBytes -= old.body.byteLength;
+    if (old && this.stored.delete(old)) this.heldBytes -= old.bytes;
     ofHost.set(target, entry);
     this.stored.add(entry);
-    this.heldBytes += entry.body.byteLength;
+    this.heldBytes += entry.bytes;
   }
 
   delete(entry: Entry): void {
     if (!this.stored.delete(entry)) return;
-    this.heldBytes -= entry.body.byteLength;
+    this.heldBytes -= entry.bytes;
     const ofHost = this.byHost.get(entry.url.host);
     ofHost?.delete(entry.url.target);
     if (ofHost?.size === 0) this.byHost.delete(entry.url.host);
@@ -165,10 +181,10 @@ function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status
 }
 
 /** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
-function answersOf(body: Uint8Array, contentType: string, etag: string, route: string, status: "hit" | "stale") {
+function answersOf(body: Uint8Array, bodyText: string | undefined, contentType: string, etag: string, route: string, status: "hit" | "stale") {
   const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
   const okHeaders = okHeadersOf(body, contentType, etag, status);
-  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route };
+  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, bodyText };
   const notModified: CachedAnswer = { status: 304, body: null, headers: notModifiedHeaders, headerList: flatList(notModifiedHeaders), route };
   return { ok, notModified };
 }
@@ -313,11 +329,16 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const route = routeTemplate(c);
+        const text = smallBodyText(body);
         entry = {
           url,
           body,
+          bytes: body.byteLength + (text?.length ?? 0),
           etag,
-          answers: { hit: answersOf(body, contentType, etag, route, "hit"), stale: answersOf(body, contentType, etag, route, "stale") },
+          answers: {
+            hit: answersOf(body, text, contentType, etag, route, "hit"),
+            stale: answersOf(body, text, contentType, etag, route, "stale"),
+          },
           storedAt: Date.now(),
           version: seen,
         };

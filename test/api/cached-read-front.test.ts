@@ -84,6 +84,8 @@ async function startSurface({ front, points = 1_000, corsOrigins = "*", probed =
     runs++;
     return c.json({ data: { things: ["a", "b"], version: value } });
   });
+  // a body that is not ASCII, of `pad` bytes more
+  app.get("/api/v1/public/greeting", (c) => c.json({ data: { text: "Grüße ✓ 🙂", pad: "x".repeat(Number(c.req.query("pad") ?? 0)) } }));
   app.get("/api/v1/me/things", (c) => c.json({ data: [] }));
   let reached = 0;
   const counting =
@@ -171,6 +173,23 @@ describe("the front of cached reads", () => {
     const echoed = await fronted.get(PATH, { headers: { "X-Request-Id": "trace-42" } });
     expect(echoed.headers.get("x-request-id")).toBe("trace-42");
     expect(fronted.runs()).toBe(1);
+  });
+
+  it("sends a kept body's bytes as the app does, small (written with the headers) or large, ASCII or not", async () => {
+    const fronted = await startSurface({ front: true });
+    const alone = await startSurface({ front: false });
+    for (const pad of [0, 1_000, 5_000]) {
+      const path = `/api/v1/public/greeting?pad=${pad}`;
+      expect((await fronted.get(path)).headers.get("x-cache")).toBe("miss");
+      const byFront = await fronted.get(path);
+      const byApp = await alone.get(path);
+      expect(byFront.headers.get("x-cache")).toBe("hit");
+      const [frontBytes, appBytes] = [new Uint8Array(await byFront.arrayBuffer()), new Uint8Array(await byApp.arrayBuffer())];
+      expect(frontBytes).toEqual(appBytes);
+      expect(Number(byFront.headers.get("content-length"))).toBe(appBytes.byteLength);
+      expect(JSON.parse(new TextDecoder().decode(frontBytes)).data.text).toBe("Grüße ✓ 🙂");
+    }
+    expect(fronted.reached()).toBe(3);
   });
 
   it("answers a matching If-None-Match with the app's 304", async () => {
