@@ -218,7 +218,11 @@ async function main() {
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
       loopDelay.enable();
       const gcBefore = performance.eventLoopUtilization();
+      // memory along the way, not only at the ends: flat means it stops growing, whatever V8 takes first
+      const rssSamples: number[] = [];
+      const sampler = setInterval(() => rssSamples.push(process.memoryUsage().rss / 2 ** 20), (mixSeconds * 1000) / 6);
       const result = await load(api.urls.platform, mixPaths, undefined, MIX_CONNECTIONS, mixSeconds);
+      clearInterval(sampler);
       loopDelay.disable();
       const utilization = performance.eventLoopUtilization(gcBefore).utilization;
       const visible = await blocks.stop();
@@ -226,6 +230,7 @@ async function main() {
       console.log(
         `\nmix of ${mixPaths.length} public routes, ${MIX_CONNECTIONS} connections, ${mixSeconds} s at ${largest} pods, an indexed block every ${blockMs} ms${mintEvery > 0 ? ` (a mint every ${mintEvery})` : ""}: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors} (non-2xx ${result.non2xx}); process RSS ${rssBefore.toFixed(0)} → ${memory.toFixed(0)} MB (target: 0 errors, p99 ≤ 250 ms)`,
       );
+      console.log(`process RSS in sixths of the mix: ${rssSamples.map((mb) => mb.toFixed(0)).join(", ")} MB`);
       console.log(
         `event loop during the mix: utilization ${(utilization * 100).toFixed(0)}%, delay p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`,
       );
