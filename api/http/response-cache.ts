@@ -56,6 +56,8 @@ interface Entry {
 const offchainPart = (version: string) => version.slice(version.lastIndexOf(":") + 1);
 
 export const CACHE_CONTROL = "public, no-cache";
+export const CACHE_STATUS_HEADER = "x-cache";
+
 /** The largest body also kept as text (CachedAnswer.bodyText). */
 export const SMALL_BODY_BYTES = 1024;
 
@@ -63,7 +65,6 @@ export const SMALL_BODY_BYTES = 1024;
 export function smallBodyText(body: Uint8Array): string | undefined {
   return body.byteLength <= SMALL_BODY_BYTES ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1") : undefined;
 }
-export const CACHE_STATUS_HEADER = "x-cache";
 
 /** What a request answered from the cache gets: a 200 with the kept body, or a 304. */
 export interface CachedAnswer {
