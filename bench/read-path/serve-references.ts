@@ -1,0 +1,51 @@
+/**
+ * The read-path bench's reference servers (measure.ts: the bare route, the stack, the front, the
+ * kept answer…) kept running on a benchmark database, for a profiler to attach to while a load
+ * generator hits one of them. Prints this process's id and each reference's URL; Ctrl-C stops
+ * them and drops the database. The profiling steps: bench/README.md, "Profiling with Linux perf".
+ *
+ *   node --perf-basic-prof --import tsx bench/read-path/serve-references.ts
+ *
+ * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL.
+ */
+import os from "node:os";
+import path from "node:path";
+import { loadConfig } from "../../api/config";
+import { runMigrations } from "../../api/db/migrate";
+import { createDatabase, dropDatabase, urlWithDatabase } from "../../ops/postgres";
+import { benchPostgres } from "../postgres";
+import { benchTempDir } from "../temp-dir";
+import { startReferenceServers } from "./measure";
+import { ROUTE_PATHS } from "./routes";
+
+const { serverUrl, stop: stopPostgres } = await benchPostgres();
+const dbName = `bench_references_${Date.now()}`;
+await createDatabase(serverUrl, dbName);
+const databaseUrl = urlWithDatabase(serverUrl, dbName);
+await runMigrations(databaseUrl);
+const tmp = benchTempDir("bench-references-");
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  PONDER_VIEWS_SCHEMA: "chain",
+  LOG_LEVEL: "silent",
+  IDP_LOCAL_KEY_FILE: path.join(tmp, "idp-key.json"),
+  RATE_LIMIT_POINTS: "1000000000",
+});
+const references = await startReferenceServers(config, databaseUrl);
+
+console.log(`process ${process.pid} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}`);
+console.log(`bare: ${references.bareUrl}/json`);
+for (const route of ROUTE_PATHS) {
+  if (!route.stack) continue;
+  console.log(
+    `${route.name}: ${references.stackUrls[route.stack]}${route.path({ pods: 0, votes: 0, datanets: 0, users: 0 })}`,
+  );
+}
+
+process.once("SIGINT", async () => {
+  await references.close();
+  await dropDatabase(serverUrl, dbName);
+  await stopPostgres();
+  process.exit(0);
+});
