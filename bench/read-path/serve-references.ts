@@ -21,18 +21,31 @@ import { ROUTE_PATHS } from "./routes";
 const { serverUrl, stop: stopPostgres } = await benchPostgres();
 const dbName = `bench_references_${Date.now()}`;
 await createDatabase(serverUrl, dbName);
-const databaseUrl = urlWithDatabase(serverUrl, dbName);
-await runMigrations(databaseUrl);
-const tmp = benchTempDir("bench-references-");
-const config = loadConfig({
-  ...process.env,
-  DATABASE_URL: databaseUrl,
-  PONDER_VIEWS_SCHEMA: "chain",
-  LOG_LEVEL: "silent",
-  IDP_LOCAL_KEY_FILE: path.join(tmp, "idp-key.json"),
-  RATE_LIMIT_POINTS: "1000000000",
+
+async function start() {
+  const databaseUrl = urlWithDatabase(serverUrl, dbName);
+  await runMigrations(databaseUrl);
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PONDER_VIEWS_SCHEMA: "chain",
+    LOG_LEVEL: "silent",
+    IDP_LOCAL_KEY_FILE: path.join(benchTempDir("bench-references-"), "idp-key.json"),
+    RATE_LIMIT_POINTS: "1000000000",
+  });
+  return startReferenceServers(config, databaseUrl);
+}
+
+const stopAll = async (code: number) => {
+  await dropDatabase(serverUrl, dbName);
+  await stopPostgres();
+  process.exit(code);
+};
+
+const references = await start().catch(async (error: unknown) => {
+  console.error(error);
+  return stopAll(1);
 });
-const references = await startReferenceServers(config, databaseUrl);
 
 console.log(`process ${process.pid} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}`);
 console.log(`bare: ${references.bareUrl}/json`);
@@ -45,7 +58,5 @@ for (const route of ROUTE_PATHS) {
 
 process.once("SIGINT", async () => {
   await references.close();
-  await dropDatabase(serverUrl, dbName);
-  await stopPostgres();
-  process.exit(0);
+  await stopAll(0);
 });
