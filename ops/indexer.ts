@@ -275,7 +275,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
       }
       await wait(100);
     }
-    throw new Error(`indexer at block ${last}, not ${target}, after ${timeoutMs} ms`);
+    throw new Error(`indexer at block ${last}, not ${target}, after ${timeoutMs} ms:\n${recent.slice(-15).join("\n")}`);
   }
 
   async function stop(timeoutMs = 20_000): Promise<void> {

@@ -242,7 +242,8 @@ export async function startPlatformHarness(
     },
     async caughtUp() {
       if (!indexer) throw new Error("this harness runs without an indexer");
-      await indexer.waitForBlock(await p.publicClient.getBlockNumber({ cacheTime: 0 }), 60_000);
+      // well within a test's 60 s, so that a stuck indexer fails with its block and last log lines
+      await indexer.waitForBlock(await p.publicClient.getBlockNumber({ cacheTime: 0 }), 40_000);
     },
   };
 
