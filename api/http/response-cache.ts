@@ -181,8 +181,17 @@ function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status
   };
 }
 
+/** What a computed answer keeps: its body (and, when small, its text), type, ETag and route. */
+interface KeptBody {
+  body: Uint8Array;
+  bodyText: string | undefined;
+  contentType: string;
+  etag: string;
+  route: string;
+}
+
 /** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
-function answersOf(body: Uint8Array, bodyText: string | undefined, contentType: string, etag: string, route: string, status: "hit" | "stale") {
+function answersOf({ body, bodyText, contentType, etag, route }: KeptBody, status: "hit" | "stale") {
   const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
   const okHeaders = okHeadersOf(body, contentType, etag, status);
   const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, bodyText };
@@ -330,16 +339,14 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         const body = new Uint8Array(await res.arrayBuffer());
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const route = routeTemplate(c);
-        const text = smallBodyText(body);
+        const bodyText = smallBodyText(body);
+        const kept: KeptBody = { body, bodyText, contentType, etag, route };
         entry = {
           url,
           body,
-          bytes: body.byteLength + (text?.length ?? 0),
+          bytes: body.byteLength + (bodyText?.length ?? 0),
           etag,
-          answers: {
-            hit: answersOf(body, text, contentType, etag, route, "hit"),
-            stale: answersOf(body, text, contentType, etag, route, "stale"),
-          },
+          answers: { hit: answersOf(kept, "hit"), stale: answersOf(kept, "stale") },
           storedAt: Date.now(),
           version: seen,
         };

@@ -11,11 +11,17 @@ import { startIndexer, type Indexer } from "../../ops/indexer";
 import { POWER_USER_SUB } from "./data";
 
 export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{ api: ApiServer; config: ApiConfig; token: string }> {
-  process.env.IDP_LOCAL_KEY_FILE = path.join(tmp, "idp-key.json");
-  process.env.STATS_API_KEYS ??= "bench-stats-key";
+  const config = benchApiConfig(databaseUrl, tmp);
   const { privateJwk } = await localIdpKeyPair(process.env.IDP_LOCAL_KEY_FILE);
   const token = await signLocalIdpToken({ sub: POWER_USER_SUB, username: "user 1" }, { privateJwk });
-  const config = loadConfig({
+  return { api: await startApiServer(config), config, token };
+}
+
+/** The settings of the bench's API, also its reference servers' (measure.ts); the local IdP key in `tmp`. */
+export function benchApiConfig(databaseUrl: string, tmp: string): ApiConfig {
+  process.env.IDP_LOCAL_KEY_FILE = path.join(tmp, "idp-key.json");
+  process.env.STATS_API_KEYS ??= "bench-stats-key";
+  return loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl,
     PONDER_VIEWS_SCHEMA: "chain",
@@ -25,7 +31,6 @@ export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{
     EVAL_PORT: "0",
     RATE_LIMIT_POINTS: "1000000000",
   });
-  return { api: await startApiServer(config), config, token };
 }
 
 /** Our indexer on the bench chain, its views in `chain`, its log (warnings and worse) in `tmp`. */

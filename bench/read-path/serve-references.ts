@@ -9,12 +9,11 @@
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL.
  */
 import os from "node:os";
-import path from "node:path";
-import { loadConfig } from "../../api/config";
 import { runMigrations } from "../../api/db/migrate";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../../ops/postgres";
 import { benchPostgres } from "../postgres";
 import { benchTempDir } from "../temp-dir";
+import { benchApiConfig } from "./api";
 import { startReferenceServers } from "./measure";
 import { ROUTE_PATHS } from "./routes";
 
@@ -25,15 +24,7 @@ await createDatabase(serverUrl, dbName);
 async function start() {
   const databaseUrl = urlWithDatabase(serverUrl, dbName);
   await runMigrations(databaseUrl);
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    PONDER_VIEWS_SCHEMA: "chain",
-    LOG_LEVEL: "silent",
-    IDP_LOCAL_KEY_FILE: path.join(benchTempDir("bench-references-"), "idp-key.json"),
-    RATE_LIMIT_POINTS: "1000000000",
-  });
-  return startReferenceServers(config, databaseUrl);
+  return startReferenceServers(benchApiConfig(databaseUrl, benchTempDir("bench-references-")), databaseUrl);
 }
 
 const stopAll = async (code: number) => {
