@@ -9,9 +9,11 @@
  * dispatches and a response object: ~1.8-2.5× a bare Hono route's CPU (bench/read-path), for an
  * answer whose bytes are already made. Here ~1.1-1.3× (bench reference `front`, by machine), of
  * which writing those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read
- * version is known without a probe, and answers and header lists made once per cache entry.
+ * version is known without a probe, answers made once per cache entry, and each answer's header
+ * list (with its CORS headers and blanks for the per-request values) and timer made once.
  *
- * A miss, a stale entry or a failure goes to the app, with the IP budget already charged.
+ * A miss, a stale entry or an IP over its budget goes to the app uncharged (its middleware charges
+ * it); an answer that fails to be written goes to the app with the IP budget marked charged.
  *
  * The same answer either way: the pieces come from the modules the middleware uses (request-id,
  * rate-limit, cors, metrics, logger, response-cache), and the front only answers what the
@@ -26,7 +28,7 @@ import type { BatchedRateLimiter } from "./batched-rate-limiter";
 import { corsAnswerHeaders } from "./cors";
 import { logRequest } from "./logger";
 import { cacheLookupCounter, requestTimer } from "./metrics";
-import { chargeIpAhead, markChargedAhead, pushRateLimitHeaders } from "./rate-limit";
+import { chargeIpAhead, markChargedAhead, putRateLimitHeaders, RATE_LIMIT_HEADERS } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 import type { CachedAnswer, ResponseCache } from "./response-cache";
@@ -35,6 +37,16 @@ import type { BudgetStanding, Surface } from "./types";
 export type NodeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 type ReadMethod = "GET" | "HEAD";
+
+/** What the front sends a kept answer with. */
+interface Sending {
+  /** The answer's headers, then the RateLimit-*, CORS and request-id ones, the per-request values blank. */
+  headers: readonly string[];
+  /** The CORS headers in `headers`. */
+  corsHeaders: readonly string[];
+  /** The answer's request timer by method, made on first use. */
+  timers: Partial<Record<ReadMethod, (seconds: number) => void>>;
+}
 
 export interface CachedReadFrontOptions {
   surface: Surface;
@@ -47,33 +59,42 @@ export interface CachedReadFrontOptions {
   logger: Logger;
 }
 
-/** A request target Hono's path is a plain slice of: no percent-escape, fragment or dot segment. */
-const PLAIN_TARGET = /^\/[!$&-;=?-[\]_a-z~]*$/;
-const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
-
 /** Takes the listener of the app and gives the one to serve: the front, then the app. */
 export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeListener) => NodeListener {
   const { surface, cache, limiter, trustProxy, logger } = options;
   const cors = options.corsOrigins === "none" ? undefined : corsAnswerHeaders(options.corsOrigins);
   const countHit = cacheLookupCounter(surface, "response", "hit");
-  // the request timer of each route answered, by method and status (a handful: the cached routes)
-  const timersOf = () => ({ 200: new Map<string, (seconds: number) => void>(), 304: new Map<string, (seconds: number) => void>() });
-  const timers = { GET: timersOf(), HEAD: timersOf() };
-  const timerOf = (method: ReadMethod, { status, route }: CachedAnswer) => {
-    let timer = timers[method][status].get(route);
-    if (!timer) timers[method][status].set(route, (timer = requestTimer(surface, method, status, route)));
-    return timer;
+  const noCors: readonly string[] = [];
+  /** What each kept answer is sent with, made on its first request (answers are kept per cache entry). */
+  const sendings = new WeakMap<CachedAnswer, Sending>();
+
+  /** An answer's headers, then blanks for the RateLimit-* ones, then the CORS ones, then a blank for the request id. */
+  const headerTemplate = (answer: CachedAnswer, corsHeaders: readonly string[]) => {
+    const template = answer.headerList.slice();
+    for (let i = 0; i < RATE_LIMIT_HEADERS.length * 2; i++) template.push("");
+    for (let i = 0; i < corsHeaders.length; i++) template.push(corsHeaders[i]!);
+    template.push(REQUEST_ID_HEADER, "");
+    return template;
   };
 
-  const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, standing: BudgetStanding) => {
-    // one flat list, which Node takes without building a header object
-    const list = pushRateLimitHeaders(answer.headerList.slice(), standing);
-    if (cors) {
-      const corsHeaders = cors(requestHeaderOf(incoming.headers, "origin"));
-      for (let i = 0; i < corsHeaders.length; i++) list.push(corsHeaders[i]!);
-    }
+  const sendingOf = (answer: CachedAnswer, corsHeaders: readonly string[]): Sending => {
+    const kept = sendings.get(answer);
+    if (kept?.corsHeaders === corsHeaders) return kept;
+    // (CORS headers are one list per origin: another origin's request replaces it)
+    const sending = { headers: headerTemplate(answer, corsHeaders), corsHeaders, timers: kept?.timers ?? {} };
+    sendings.set(answer, sending);
+    return sending;
+  };
+
+  const timerOf = (sending: Sending, method: ReadMethod, { status, route }: CachedAnswer) =>
+    (sending.timers[method] ??= requestTimer(surface, method, status, route));
+
+  const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, sending: Sending, standing: BudgetStanding) => {
+    // one flat list, which Node takes without building a header object: the template, its blanks filled
+    const list = sending.headers.slice();
+    putRateLimitHeaders(list, answer.headerList.length, standing);
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
-    list.push(REQUEST_ID_HEADER, requestId);
+    list[list.length - 1] = requestId;
     outgoing.writeHead(answer.status, list);
     if (answer.bodyText !== undefined) outgoing.end(answer.bodyText, "latin1");
     else outgoing.end(answer.body ?? undefined);
@@ -90,14 +111,17 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       incoming: IncomingMessage,
       outgoing: ServerResponse,
       path: string,
-      standing: BudgetStanding,
       startedAt: number,
       answer: CachedAnswer | undefined,
     ) => {
-      if (!answer || outgoing.headersSent) return passOn(incoming, outgoing, standing);
+      // the app answers a miss, a target Hono does not read as sent, and an IP over its budget (429)
+      if (!answer?.plainTarget || outgoing.headersSent) return next(incoming, outgoing);
+      const standing = chargeIpAhead(incoming, limiter, trustProxy);
+      if (!standing) return next(incoming, outgoing);
+      const sending = sendingOf(answer, cors ? cors(requestHeaderOf(incoming.headers, "origin")) : noCors);
       let requestId: string;
       try {
-        requestId = write(incoming, outgoing, answer, standing);
+        requestId = write(incoming, outgoing, answer, sending, standing);
       } catch {
         if (outgoing.headersSent) outgoing.destroy();
         else passOn(incoming, outgoing, standing);
@@ -105,7 +129,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       }
       const method = incoming.method as ReadMethod;
       countHit();
-      timerOf(method, answer)((performance.now() - startedAt) / 1000);
+      timerOf(sending, method, answer)((performance.now() - startedAt) / 1000);
       logRequest(logger, method, path, answer.status, startedAt, { requestId, fromCache: true });
     };
 
@@ -117,16 +141,13 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
         target === undefined ||
         headers.authorization !== undefined ||
         headers.cookie !== undefined ||
-        headers["cache-control"] !== undefined ||
-        !PLAIN_TARGET.test(target) ||
-        DOT_SEGMENT.test(target)
+        headers["cache-control"] !== undefined
       ) {
         return next(incoming, outgoing);
       }
       const query = target.indexOf("?");
       const path = query === -1 ? target : target.slice(0, query);
-      const standing = cache.cacheable(path) ? chargeIpAhead(incoming, limiter, trustProxy) : undefined;
-      if (!standing) return next(incoming, outgoing);
+      if (!cache.cacheable(path)) return next(incoming, outgoing);
       const startedAt = performance.now();
       let answer: ReturnType<ResponseCache["freshAnswer"]>;
       try {
@@ -134,11 +155,11 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       } catch {
         answer = undefined; // the app answers it, and says what failed
       }
-      if (!(answer instanceof Promise)) return answerWith(incoming, outgoing, path, standing, startedAt, answer);
+      if (!(answer instanceof Promise)) return answerWith(incoming, outgoing, path, startedAt, answer);
       // the read version needs a probe: answered once it is back (a failed one: the app says what failed)
       answer.then(
-        (kept) => answerWith(incoming, outgoing, path, standing, startedAt, kept),
-        () => answerWith(incoming, outgoing, path, standing, startedAt, undefined),
+        (kept) => answerWith(incoming, outgoing, path, startedAt, kept),
+        () => answerWith(incoming, outgoing, path, startedAt, undefined),
       );
     };
   };

@@ -45,8 +45,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
  * The CORS headers of an answer (not a preflight) to a request from `origin`, a flat list (name,
- * value, …) in the order they are set; the one place both the middleware and the front of cached
- * reads take them from.
+ * value, …) in the order they are set, the same list for every request from one origin; the one
+ * place both the middleware and the front of cached reads take them from.
  */
 export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origin: string | undefined) => string[] {
   const exposed = ["Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(",")];
@@ -54,10 +54,10 @@ export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origi
     const headers = ["Access-Control-Allow-Origin", "*", ...exposed];
     return () => headers;
   }
-  const allowed = new Set(origins);
   const credentialed = ["Access-Control-Allow-Credentials", "true", ...exposed, "Vary", "Origin"];
-  return (origin) =>
-    origin !== undefined && allowed.has(origin) ? ["Access-Control-Allow-Origin", origin, ...credentialed] : credentialed;
+  // one list per allowed origin, made once (the front of cached reads keeps its header list by it)
+  const byOrigin = new Map(origins.map((allowed) => [allowed, ["Access-Control-Allow-Origin", allowed, ...credentialed]]));
+  return (origin) => (origin !== undefined && byOrigin.get(origin)) || credentialed;
 }
 
 /** The CORS middleware for `origins`, or undefined for `none`. */

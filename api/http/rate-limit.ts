@@ -156,12 +156,24 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
-/** Appends the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing to a flat header list (name, value, …). */
-export function pushRateLimitHeaders(list: string[], standing: BudgetStanding): string[] {
+/**
+ * Puts the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing into a
+ * flat header list (name, value, …) from index `at`.
+ */
+export function putRateLimitHeaders(list: string[], at: number, standing: BudgetStanding): string[] {
   const [limit, remaining, reset] = RATE_LIMIT_HEADERS;
-  list.push(limit, String(standing.limit), remaining, String(standing.remaining), reset, String(standing.resetSeconds));
+  list[at] = limit;
+  list[at + 1] = String(standing.limit);
+  list[at + 2] = remaining;
+  list[at + 3] = String(standing.remaining);
+  list[at + 4] = reset;
+  list[at + 5] = String(standing.resetSeconds);
   return list;
 }
+
+/** Appends the RateLimit-* headers of a budget standing to a flat header list. */
+export const pushRateLimitHeaders = (list: string[], standing: BudgetStanding): string[] =>
+  putRateLimitHeaders(list, list.length, standing);
 
 /** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
 export function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {

@@ -22,6 +22,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { answerWithHeaders } from "./answer-headers";
 import { countCacheLookup, routeTemplate } from "./metrics";
 import type { ReadVersion } from "./read-version";
+import { isPlainTarget } from "./request-target";
 import type { AppEnv } from "./types";
 import { requestHeader } from "./request-headers";
 
@@ -82,6 +83,11 @@ export interface CachedAnswer {
   bodyText?: string;
   /** The template of the route that computed the body. */
   route: string;
+  /**
+   * Whether Hono reads the request target it was kept by as sent (request-target.ts): only then
+   * does the front of cached reads answer it (the path it logs is the app's).
+   */
+  plainTarget: boolean;
 }
 
 export interface ResponseCache {
@@ -181,21 +187,29 @@ function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status
   };
 }
 
-/** What a computed answer keeps: its body (and, when small, its text), type, ETag and route. */
+/** What a computed answer keeps: its body (and, when small, its text), type, ETag, route and target. */
 interface KeptBody {
   body: Uint8Array;
   bodyText: string | undefined;
   contentType: string;
   etag: string;
   route: string;
+  plainTarget: boolean;
 }
 
 /** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
-function answersOf({ body, bodyText, contentType, etag, route }: KeptBody, status: "hit" | "stale") {
+function answersOf({ body, bodyText, contentType, etag, route, plainTarget }: KeptBody, status: "hit" | "stale") {
   const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
   const okHeaders = okHeadersOf(body, contentType, etag, status);
-  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, bodyText };
-  const notModified: CachedAnswer = { status: 304, body: null, headers: notModifiedHeaders, headerList: flatList(notModifiedHeaders), route };
+  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, plainTarget, bodyText };
+  const notModified: CachedAnswer = {
+    status: 304,
+    body: null,
+    headers: notModifiedHeaders,
+    headerList: flatList(notModifiedHeaders),
+    route,
+    plainTarget,
+  };
   return { ok, notModified };
 }
 
@@ -340,7 +354,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const route = routeTemplate(c);
         const bodyText = smallBodyText(body);
-        const kept: KeptBody = { body, bodyText, contentType, etag, route };
+        const kept: KeptBody = { body, bodyText, contentType, etag, route, plainTarget: isPlainTarget(url.target) };
         entry = {
           url,
           body,

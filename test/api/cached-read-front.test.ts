@@ -246,10 +246,11 @@ describe("the front of cached reads", () => {
       [PATH, { headers: { "Cache-Control": "no-cache" } }],
       ["/api/v1/public/things?page=%31", {}],
       ["/api/v1/public/x/../things?page=1", {}],
-      ["/api/v1/public/things?page=2", {}], // not kept yet
       ["/api/v1/me/things", {}], // not a cacheable path
     ];
-    for (const [path, init] of cases) {
+    const notKeptYet: (typeof cases)[number] = ["/api/v1/public/things?page=2", {}];
+    // twice: the app keeps a target Hono does not read as sent, and still answers it itself
+    for (const [path, init] of [...cases, notKeptYet, ...cases]) {
       const before = fronted.reached();
       const response = await fronted.get(path, init);
       expect(response.status, `${init.method ?? "GET"} ${path}`).toBeLessThan(500);
@@ -266,7 +267,7 @@ describe("the front of cached reads", () => {
     const remaining: Array<string | null> = [];
     for (let i = 0; i < 3; i++) remaining.push((await fronted.get(PATH)).headers.get("ratelimit-remaining"));
     expect(remaining).toEqual(["2", "1", "0"]);
-    expect(fronted.reached()).toBe(1); // the miss; it was charged once, by the front
+    expect(fronted.reached()).toBe(1); // the miss; it was charged once, by the app
     const refused = await fronted.get(PATH);
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({ error: "Too many requests" });
@@ -382,15 +383,18 @@ describe("the front of cached reads", () => {
     }
   });
 
-  it("gives listed origins the app's CORS headers, and others none", async () => {
-    const corsOrigins = ["https://app.example"];
+  it("gives listed origins the app's CORS headers, and others none, in any order of requests", async () => {
+    const corsOrigins = ["https://app.example", "https://admin.example"];
     const fronted = await startSurface({ front: true, corsOrigins });
     const alone = await startSurface({ front: false, corsOrigins });
     await fronted.get(PATH);
     await alone.get(PATH);
-    for (const origin of ["https://app.example", "https://other.example"]) {
-      const byFront = await fronted.get(PATH, { headers: { Origin: origin } });
-      const byApp = await alone.get(PATH, { headers: { Origin: origin } });
+    // (the front keeps one header list per answer and CORS list: each change of origin replaces it)
+    const origins = ["https://app.example", "https://other.example", "https://admin.example", "https://app.example", undefined];
+    for (const origin of origins) {
+      const headers: Record<string, string> = origin === undefined ? {} : { Origin: origin };
+      const byFront = await fronted.get(PATH, { headers });
+      const byApp = await alone.get(PATH, { headers });
       expect(comparable(byFront)).toEqual({
         ...comparable(byApp),
         "ratelimit-remaining": byFront.headers.get("ratelimit-remaining")!,
