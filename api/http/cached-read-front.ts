@@ -2,15 +2,15 @@
  * The front of cached reads: a Node request listener placed before a surface's app that answers,
  * straight from the Node request, an anonymous GET its response cache holds fresh (or a HEAD: the
  * same answer, whose body Node does not send), with what the surface's middleware gives that
- * answer: request id, the per-IP budget charged and shown, CORS, request metrics, the request line
- * (at debug), ETag/304. Every other request goes to the app (`next`).
+ * answer: request id, the per-IP budget charged (and shown once at most half is left), CORS,
+ * request metrics, the request line (at debug), ETag/304. Every other request goes to the app.
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
  * dispatches and a response object: ~1.8-2.5× a bare Hono route's CPU (bench/read-path), for an
  * answer whose bytes are already made. Here ~1.1-1.3× (bench reference `front`, by machine), of
  * which writing those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read
  * version is known without a probe, answers made once per cache entry, and each answer's header
- * list (with its CORS headers and blanks for the per-request values) and timer made once.
+ * lists (with its CORS headers and blanks for the per-request values) and timer made once.
  *
  * A miss, a stale entry or an IP over its budget goes to the app uncharged (its middleware charges
  * it); an answer that fails to be written goes to the app with the IP budget marked charged.
@@ -28,7 +28,7 @@ import type { BatchedRateLimiter } from "./batched-rate-limiter";
 import { corsAnswerHeaders } from "./cors";
 import { logRequest } from "./logger";
 import { cacheLookupCounter, requestTimer } from "./metrics";
-import { chargeIpAhead, markChargedAhead, putRateLimitHeaders, RATE_LIMIT_HEADERS } from "./rate-limit";
+import { chargeIpAhead, markChargedAhead, putRateLimitHeaders, RATE_LIMIT_HEADERS, showsStanding } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 import type { CachedAnswer, ResponseCache } from "./response-cache";
@@ -40,8 +40,10 @@ type ReadMethod = "GET" | "HEAD";
 
 /** What the front sends a kept answer with. */
 interface Sending {
-  /** The answer's headers, then the RateLimit-*, CORS and request-id ones, the per-request values blank. */
+  /** The answer's headers, then the CORS ones and the request id's, its value blank. */
   headers: readonly string[];
+  /** The same with blanks for the RateLimit-* ones after the answer's: for a budget that is shown (made on first use). */
+  withStanding?: readonly string[];
   /** The CORS headers in `headers`. */
   corsHeaders: readonly string[];
   /** The answer's request timer by method, made on first use. */
@@ -68,10 +70,10 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
   /** What each kept answer is sent with, made on its first request (answers are kept per cache entry). */
   const sendings = new WeakMap<CachedAnswer, Sending>();
 
-  /** An answer's headers, then blanks for the RateLimit-* ones, then the CORS ones, then a blank for the request id. */
-  const headerTemplate = (answer: CachedAnswer, corsHeaders: readonly string[]) => {
+  /** An answer's headers, then blanks for the RateLimit-* ones (`standing`), then the CORS ones, then a blank for the request id. */
+  const headerTemplate = (answer: CachedAnswer, corsHeaders: readonly string[], standing: boolean) => {
     const template = answer.headerList.slice();
-    for (let i = 0; i < RATE_LIMIT_HEADERS.length * 2; i++) template.push("");
+    if (standing) for (let i = 0; i < RATE_LIMIT_HEADERS.length * 2; i++) template.push("");
     for (let i = 0; i < corsHeaders.length; i++) template.push(corsHeaders[i]!);
     template.push(REQUEST_ID_HEADER, "");
     return template;
@@ -81,7 +83,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
     const kept = sendings.get(answer);
     if (kept?.corsHeaders === corsHeaders) return kept;
     // (CORS headers are one list per origin: another origin's request replaces it)
-    const sending = { headers: headerTemplate(answer, corsHeaders), corsHeaders, timers: kept?.timers ?? {} };
+    const sending = { headers: headerTemplate(answer, corsHeaders, false), corsHeaders, timers: kept?.timers ?? {} };
     sendings.set(answer, sending);
     return sending;
   };
@@ -91,8 +93,13 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
 
   const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, sending: Sending, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object: the template, its blanks filled
-    const list = sending.headers.slice();
-    putRateLimitHeaders(list, answer.headerList.length, standing);
+    let list: string[];
+    if (showsStanding(standing)) {
+      list = (sending.withStanding ??= headerTemplate(answer, sending.corsHeaders, true)).slice();
+      putRateLimitHeaders(list, answer.headerList.length, standing);
+    } else {
+      list = sending.headers.slice();
+    }
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
     list[list.length - 1] = requestId;
     outgoing.writeHead(answer.status, list);

@@ -157,6 +157,15 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 /**
+ * Whether an answer shows its budget standing in RateLimit-* headers: once at most half of the
+ * budget is left, which a 429 always is. A client well within its budget gets three header lines
+ * fewer, ~3% of a cached read's cost (bench/README.md); the draft allows it ("Performance
+ * Considerations": servers need not send the fields on every response, and clients must not
+ * expect them on every response).
+ */
+export const showsStanding = (standing: BudgetStanding): boolean => standing.remaining * 2 <= standing.limit;
+
+/**
  * Puts the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing into a
  * flat header list (name, value, …) from index `at`.
  */
@@ -194,10 +203,10 @@ function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number
   budgets.standing = standing;
 }
 
-/** After the handler: the answer gets the request's RateLimit-* headers unless it has them. */
+/** After the handler: the answer gets the request's RateLimit-* headers (when shown) unless it has them. */
 function keepRateLimitHeaders(c: Context<AppEnv>): void {
   const standing = c.get("rateLimitBudgets")?.standing;
-  if (!standing) return;
+  if (!standing || !showsStanding(standing)) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
   const headers = pushRateLimitHeaders([], standing);
@@ -206,10 +215,11 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
 
 /**
  * Charges one point of `key` to `limiter`: THE place where every budget is charged (the shared
- * `rateLimit` middleware and the Evaluation API's key-issuance budget), so every response of a
- * limited route carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds
- * until the window resets) of its tightest budget. Over budget: 429 `{"error":"Too many requests"}`
- * with `Retry-After` and the same headers; `budget` names it in the rejection metric.
+ * `rateLimit` middleware and the Evaluation API's key-issuance budget), so a response of a limited
+ * route carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the
+ * window resets) of its tightest budget once at most half of it is left (showsStanding). Over
+ * budget: 429 `{"error":"Too many requests"}` with `Retry-After` and the same headers; `budget`
+ * names it in the rejection metric.
  */
 export function chargeBudget(
   c: Context<AppEnv>,
@@ -247,7 +257,7 @@ function reject(c: Context<AppEnv>, limit: number, remainingPoints: number, msBe
   throw error;
 }
 
-/** Runs `next`, then makes sure its response carries the request's RateLimit-* headers. */
+/** Runs `next`, then makes sure its response carries the request's RateLimit-* headers when they are shown. */
 export async function withRateLimitHeaders(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
   await next();
   keepRateLimitHeaders(c);
@@ -257,8 +267,8 @@ export async function withRateLimitHeaders(c: Context<AppEnv>, next: () => Promi
  * Charges one point per request to the client IP and, once an auth middleware
  * has set `identity`, to that identity. Mount it globally for the IP budget and
  * again after the auth middleware of authenticated routes for the identity one.
- * Over budget: 429 `{"error":"Too many requests"}` with `Retry-After` seconds; every
- * answer carries the RateLimit-* headers (see `chargeBudget`).
+ * Over budget: 429 `{"error":"Too many requests"}` with `Retry-After` seconds; answers carry the
+ * RateLimit-* headers once at most half of the budget is left (see `chargeBudget`).
  */
 export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
