@@ -7,8 +7,8 @@
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
  * dispatches and a response object: ~1.8-2.5× a bare Hono route's CPU (bench/read-path), for an
- * answer whose bytes are already made. Here ~1.1-1.3× (bench reference `front`, by machine), of
- * which writing those bytes and headers is ~1.0× (`keptAnswer`). Hence no await when the read
+ * answer whose bytes are already made. Here ~1.0-1.2× (bench reference `front`, by machine), of
+ * which writing those bytes and headers is ~0.9-1.0× (`keptAnswer`). Hence no await when the read
  * version is known without a probe, answers made once per cache entry, and each answer's header
  * lists (with its CORS headers and blanks for the per-request values) and timer made once.
  *
