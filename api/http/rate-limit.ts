@@ -159,7 +159,7 @@ export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "Ra
 /**
  * Whether an answer shows its budget standing in RateLimit-* headers: once at most half of the
  * budget is left, which a 429 always is. A client well within its budget gets three header lines
- * fewer, ~3% of a cached read's cost (bench/README.md); the draft allows it ("Performance
+ * fewer, ~4% of a cached read's cost (bench/README.md); the draft allows it ("Performance
  * Considerations": servers need not send the fields on every response, and clients must not
  * expect them on every response).
  */
