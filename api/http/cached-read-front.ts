@@ -64,9 +64,8 @@ export interface CachedReadFrontOptions {
 /** Takes the listener of the app and gives the one to serve: the front, then the app. */
 export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeListener) => NodeListener {
   const { surface, cache, limiter, trustProxy, logger } = options;
-  const cors = options.corsOrigins === "none" ? undefined : corsAnswerHeaders(options.corsOrigins);
+  const corsHeadersFor = corsAnswerHeaders(options.corsOrigins);
   const countHit = cacheLookupCounter(surface, "response", "hit");
-  const noCors: readonly string[] = [];
   /** What each kept answer is sent with, made on its first request (answers are kept per cache entry). */
   const sendings = new WeakMap<CachedAnswer, Sending>();
 
@@ -125,7 +124,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
       if (!answer?.plainTarget || outgoing.headersSent) return next(incoming, outgoing);
       const standing = chargeIpAhead(incoming, limiter, trustProxy);
       if (!standing) return next(incoming, outgoing);
-      const sending = sendingOf(answer, cors ? cors(requestHeaderOf(incoming.headers, "origin")) : noCors);
+      const sending = sendingOf(answer, corsHeadersFor(requestHeaderOf(incoming.headers, "origin")));
       let requestId: string;
       try {
         requestId = write(incoming, outgoing, answer, sending, standing);

@@ -45,10 +45,14 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
  * The CORS headers of an answer (not a preflight) to a request from `origin`, a flat list (name,
- * value, …) in the order they are set, the same list for every request from one origin; the one
- * place both the middleware and the front of cached reads take them from.
+ * value, …) in the order they are set, the same list for every request from one origin (an empty
+ * one for `none`); the one place both the middleware and the front of cached reads take them from.
  */
-export function corsAnswerHeaders(origins: Exclude<CorsOrigins, "none">): (origin: string | undefined) => string[] {
+export function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) => string[] {
+  if (origins === "none") {
+    const none: string[] = [];
+    return () => none;
+  }
   const exposed = ["Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(",")];
   if (origins === "*") {
     const headers = ["Access-Control-Allow-Origin", "*", ...exposed];
