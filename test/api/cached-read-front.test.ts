@@ -426,4 +426,17 @@ describe("the front of cached reads", () => {
     expect(remaining).toEqual([null, "3", "2", "1", "0"]);
     expect(fronted.reached()).toBe(1);
   });
+
+  it("sends no CORS headers when CORS is off (none), as the app does", async () => {
+    const fronted = await startSurface({ front: true, corsOrigins: "none" });
+    const alone = await startSurface({ front: false, corsOrigins: "none" });
+    await fronted.get(PATH);
+    await alone.get(PATH);
+    const headers = { Origin: "https://app.example" };
+    const [byFront, byApp] = [await fronted.get(PATH, { headers }), await alone.get(PATH, { headers })];
+    expect(byFront.headers.get("x-cache")).toBe("hit");
+    expect(comparable(byFront)).toEqual(comparable(byApp));
+    expect(byFront.headers.get("access-control-allow-origin")).toBeNull();
+    expect(fronted.reached()).toBe(1);
+  });
 });
