@@ -50,6 +50,16 @@ import { compareChecksums, tableChecksums } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
 import { emptyHandlersRoot } from "./ponder-floor";
 import { startLatencyProxy } from "./rpc-latency";
+import { parseCommandLine } from "../ops/cli";
+
+// Settings are environment variables (the comment above lists them); no option runs anything else.
+parseCommandLine({
+  usage: `Usage: [BENCH_SECTIONS=seed,lanes,backfill,reindex,live] [BENCH_…=…] npm run bench
+  Indexer figures measured side by side in one run and reported as ratios; BENCH_READ_PATH=1 and/or
+  BENCH_READ_HONEST=1 run the read-path bench instead. Every setting and section is described at the
+  top of bench/run.ts; the figures and how to read them are in bench/README.md.`,
+  options: {},
+});
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXTRA_VOTES = Number(process.env.BENCH_EXTRA_VOTES ?? 400);

@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { parseCommandLine } from "../ops/cli";
 
 const require = createRequire(import.meta.url);
 const solc = require("solc");
@@ -75,8 +76,13 @@ export function renderArtifacts({ artifacts, compilerVersion }: ReturnType<typeo
   return files;
 }
 
+const USAGE = `Usage: npm run build:contracts [-- --check]
+  Compiles contracts/ with solc-js and writes abis/<Contract>Abi.ts, abis/index.ts and
+  devnet/bytecode.generated.ts. --check writes nothing and exits 1 when a committed file is stale.`;
+
 function main() {
-  const check = process.argv.includes("--check");
+  const { values } = parseCommandLine({ usage: USAGE, options: { check: { type: "boolean", default: false } } });
+  const check = values.check;
   const files = renderArtifacts(compileContracts());
   const stale: string[] = [];
   for (const [rel, content] of Object.entries(files)) {

@@ -5,10 +5,12 @@
  */
 import { parseCommandLine } from "../ops/cli";
 import { localIdpKeyPair, signLocalIdpToken } from "../api/http/auth/idp-cookie";
+import { DEFAULT_LOCAL_IDP_KEY_FILE, parseEnv } from "../api/env";
 
 const USAGE = `Usage: npm run -s idp:token -- [--sub <id>] [--wallet <0x address>] [--username <name>] [--expires-in <24h>]
   Prints an idp-token cookie value signed by the local identity provider
-  (key file: IDP_LOCAL_KEY_FILE, default .data/platform/idp-local-key.json).`;
+  (key file: IDP_LOCAL_KEY_FILE, default ${DEFAULT_LOCAL_IDP_KEY_FILE}; issuer and audience:
+  IDP_ISSUER and IDP_AUDIENCE, as the API reads them).`;
 
 const { values } = parseCommandLine({
   usage: USAGE,
@@ -20,9 +22,10 @@ const { values } = parseCommandLine({
   },
 });
 
-const { privateJwk } = await localIdpKeyPair(process.env.IDP_LOCAL_KEY_FILE);
+const env = parseEnv();
+const { privateJwk } = await localIdpKeyPair(env.IDP_LOCAL_KEY_FILE);
 const token = await signLocalIdpToken(
   { sub: values.sub!, wallet: values.wallet, username: values.username ?? values.sub },
-  { privateJwk, issuer: process.env.IDP_ISSUER, audience: process.env.IDP_AUDIENCE, expiresIn: values["expires-in"] },
+  { privateJwk, issuer: env.IDP_ISSUER, audience: env.IDP_AUDIENCE, expiresIn: values["expires-in"] },
 );
 console.log(token);
