@@ -10,14 +10,14 @@
  *   // data: the 200 body ({ data: { pod: ... } }); error: the flat {"error": "..."} of a 4xx/5xx
  */
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
-import type { paths as ChatPaths } from "./chat";
-import type { paths as EvalPaths } from "./eval";
-import type { paths as PlatformPaths } from "./platform";
+import type { paths as ChatPaths } from "./chat.js";
+import type { paths as EvalPaths } from "./eval.js";
+import type { paths as PlatformPaths } from "./platform.js";
 
 export type { ChatPaths, EvalPaths, PlatformPaths };
-export type { components as ChatComponents, operations as ChatOperations } from "./chat";
-export type { components as EvalComponents, operations as EvalOperations } from "./eval";
-export type { components as PlatformComponents, operations as PlatformOperations } from "./platform";
+export type { components as ChatComponents, operations as ChatOperations } from "./chat.js";
+export type { components as EvalComponents, operations as EvalOperations } from "./eval.js";
+export type { components as PlatformComponents, operations as PlatformOperations } from "./platform.js";
 
 /** openapi-fetch's options but `baseUrl`: headers (a cookie, an `Authorization`), a custom `fetch`, ... */
 export type TypedClientOptions = Omit<ClientOptions, "baseUrl">;

@@ -4,7 +4,9 @@
  * with default settings and nothing that connects: no database query, no chain, no files.
  * `npm run build:client` writes them; test/api/typed-client.test.ts fails when they are stale.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createChatApp } from "../../api/chat/app";
@@ -85,4 +87,14 @@ export async function generateClientTypes(): Promise<Map<string, string>> {
 
 export function writeFiles(files: Map<string, string>): void {
   for (const [file, text] of files) fs.writeFileSync(file, text);
+}
+
+/**
+ * Compiles the client package (client/tsconfig.json: NodeNext, declarations) into client/dist with
+ * the project's TypeScript; throws with the compiler's output when it fails.
+ */
+export function buildClientPackage(): void {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const result = spawnSync(process.execPath, [tsc, "-p", path.join(CLIENT_DIR, "tsconfig.json")], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`compiling client/ failed:\n${result.stdout}${result.stderr}`);
 }
