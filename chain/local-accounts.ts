@@ -33,3 +33,8 @@ export function localRoleKey(role: Role): `0x${string}` {
   if (!key) throw new Error(`local ${role} account has no private key`);
   return `0x${Buffer.from(key).toString("hex")}`;
 }
+
+/** The local chain's role accounts as `{ label, address }`, in role order. */
+export function localAccountAddresses(): { label: Role; address: `0x${string}` }[] {
+  return (Object.keys(ROLES) as Role[]).map((label) => ({ label, address: roleAccount(label).address }));
+}

@@ -1,11 +1,13 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { mountReference } from "../http/reference";
+import { CHAT_REFERENCE } from "./reference";
 import { type ApiDeps, createApiChain } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
-import { isDocsPath, mountDocs } from "../http/docs";
+import { isDocsPath } from "../http/docs";
 import { provideContext } from "../http/middleware";
 import { observeServerWallet } from "../http/metrics";
-import { jsonContent, mountOpenApi } from "../http/openapi";
+import { jsonContent } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
 import { healthSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
@@ -133,7 +135,6 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     ponderUrl: apiConfig.ponderUrl,
   });
   for (const router of [authRouter, podsRouter, emissionsRouter, chatRouter]) app.route("/", router);
-  mountOpenApi(app, { title: "Data-Market Chat Server", version: "1.0.0" });
-  mountDocs(app, { title: "Data-Market Chat Server" });
+  mountReference(app, CHAT_REFERENCE);
   return app;
 }

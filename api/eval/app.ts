@@ -1,11 +1,11 @@
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ApiDeps } from "../deps";
+import { mountReference } from "../http/reference";
+import { EVAL_REFERENCE } from "./reference";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
-import { mountDocs } from "../http/docs";
 import { provideContext } from "../http/middleware";
 import { observeSettlementQueue } from "../http/metrics";
-import { mountOpenApi } from "../http/openapi";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
@@ -91,8 +91,7 @@ export function createEvalApp(deps: EvalDeps) {
   });
   registerReadiness(app, { surface: "Eval", pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
   registerHealth(app, { surface: "Eval", service: "eval-api", pool, viewsSchema: config.ponderViewsSchema });
-  mountOpenApi(app, { title: "Data-Market Evaluation API", version: "1.0.0" });
-  mountDocs(app, { title: "Data-Market Evaluation API" });
+  mountReference(app, EVAL_REFERENCE);
   return app;
 }
 

@@ -10,6 +10,8 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { setCookie } from "hono/cookie";
+import { badRequest, forbidden } from "./errors";
 import type { AppEnv } from "./types";
 
 const require = createRequire(import.meta.url);
@@ -92,7 +94,32 @@ const CONTENT_SECURITY_POLICY = [
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-function page(title: string): string {
+/**
+ * The reference page's "sign in as a devnet wallet" form (Platform API, local setup only): it sets
+ * the cookie the cookie routes read, so "Try it out" works on every operation. `refused` says why
+ * it is not offered (production mode, an external identity provider, a chain that is not local).
+ */
+export type DocsSignIn =
+  | { accounts: { label: string; address: string }[]; cookieName: string; sign(account: { label: string; address: string }): Promise<string> }
+  | { refused: string };
+
+export const DOCS_SIGN_IN_PATH = `${DOCS_PATH}/sign-in`;
+const SIGN_IN_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+function signInForm(signIn: DocsSignIn | undefined): string {
+  if (!signIn || "refused" in signIn) return "";
+  const options = signIn.accounts
+    .map(({ label, address }) => `<option value="${escapeHtml(label)}">${escapeHtml(label)} (${escapeHtml(address)})</option>`)
+    .join("");
+  return `
+    <form id="devnet-sign-in" method="post" action="${DOCS_SIGN_IN_PATH}" style="font-family: sans-serif; max-width: 1460px; margin: 12px auto 0; padding: 0 20px;">
+      <label>Local devnet: sign in as <select name="account">${options}</select></label>
+      <button type="submit">Sign in</button>
+      <span>sets the <code>${escapeHtml(signIn.cookieName)}</code> cookie, so "Try it out" works on the cookie routes</span>
+    </form>`;
+}
+
+function page(title: string, signIn?: DocsSignIn): string {
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -104,7 +131,7 @@ function page(title: string): string {
     <link rel="icon" type="image/png" href="${ASSET_BASE}/favicon-32x32.png" sizes="32x32">
     <link rel="icon" type="image/png" href="${ASSET_BASE}/favicon-16x16.png" sizes="16x16">
   </head>
-  <body>
+  <body>${signInForm(signIn)}
     <div id="swagger-ui"></div>
     <script src="${ASSET_BASE}/swagger-ui-bundle.js"></script>
     <script src="${ASSET_BASE}/initializer.js"></script>
@@ -130,8 +157,26 @@ export function isDocsAssetPath(requestPath: string): boolean {
  * `/swagger`), built in the browser from the surface's `/openapi.json` (see `mountOpenApi`).
  * Unknown paths below `/docs` fall through to the app's flat 404.
  */
-export function mountDocs<E extends AppEnv>(app: OpenAPIHono<E>, { title }: { title: string }): void {
-  const html = page(title);
+export function mountDocs<E extends AppEnv>(
+  app: OpenAPIHono<E>,
+  { title, signIn }: { title: string; signIn?: DocsSignIn },
+): void {
+  const html = page(title, signIn);
+  if (signIn) {
+    app.post(DOCS_SIGN_IN_PATH, async (c) => {
+      if ("refused" in signIn) throw forbidden(signIn.refused);
+      const form = c.req.header("content-type")?.startsWith("application/x-www-form-urlencoded") ? await c.req.parseBody() : {};
+      const account = signIn.accounts.find(({ label }) => label === form.account);
+      if (!account) throw badRequest(`account: expected one of ${signIn.accounts.map(({ label }) => label).join(", ")}`);
+      setCookie(c, signIn.cookieName, await signIn.sign(account), {
+        path: "/",
+        httpOnly: true,
+        sameSite: "Lax",
+        maxAge: SIGN_IN_MAX_AGE_SECONDS,
+      });
+      return c.redirect(DOCS_PATH, 303);
+    });
+  }
   app.get(DOCS_PATH, (c) => {
     c.header("Cache-Control", "no-cache");
     c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);

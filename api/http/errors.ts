@@ -27,6 +27,7 @@ export class HttpError extends Error {
 
 export const badRequest = (message = "Bad request") => new HttpError(400, message);
 export const unauthorized = () => new HttpError(401, "Unauthorized");
+export const forbidden = (message = "Forbidden") => new HttpError(403, message);
 export const notFound = (message = "Not found") => new HttpError(404, message);
 export const conflict = (message = "Conflict") => new HttpError(409, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = "Too many requests") =>

@@ -33,12 +33,13 @@ export function dataEnvelope<T extends z.ZodType>(schema: T) {
 export interface OpenApiInfo {
   title: string;
   version: string;
+  /** Markdown shown at the top of the reference: the surface, its credentials, its links. */
+  description?: string;
   servers?: { url: string; description?: string }[];
 }
 
 /** Serves the OpenAPI 3.1 document of every route registered with `app.openapi(...)` at `GET /openapi.json`. */
-export function mountOpenApi<E extends AppEnv>(app: OpenAPIHono<E>, { title, version, servers }: OpenApiInfo): void {
-  app.get("/openapi.json", (c) =>
-    c.json(app.getOpenAPI31Document({ openapi: "3.1.0", info: { title, version }, ...(servers ? { servers } : {}) })),
-  );
+export function mountOpenApi<E extends AppEnv>(app: OpenAPIHono<E>, { title, version, description, servers }: OpenApiInfo): void {
+  const info = { title, version, ...(description ? { description } : {}) };
+  app.get("/openapi.json", (c) => c.json(app.getOpenAPI31Document({ openapi: "3.1.0", info, ...(servers ? { servers } : {}) })));
 }

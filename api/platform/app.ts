@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
+import { mountReference } from "../http/reference";
+import { PLATFORM_REFERENCE } from "./reference";
 import { BatchedRateLimiter } from "../http/batched-rate-limiter";
 import { cachedReadFront } from "../http/cached-read-front";
 import { createApp } from "../http/create-app";
-import { mountDocs } from "../http/docs";
 import { provideContext } from "../http/middleware";
-import { mountOpenApi } from "../http/openapi";
+
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { createPlatformReadCache } from "./read-cache";
@@ -86,7 +87,6 @@ export function createPlatformApp(deps: PlatformDeps) {
   app.openAPIRegistry.registerComponent("securitySchemes", "statsKey", STATS_KEY_SCHEME);
   // Resolve the stats keys now, so that a key generated for the local setup is announced at start.
   ctx.platform.statsApiKeys();
-  mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
-  mountDocs(app, { title: "Data-Market Platform API" });
+  mountReference(app, { ...PLATFORM_REFERENCE, signIn: ctx.platform.docsSignIn() });
   return Object.assign(app, { close: () => ctx.eventFeed.close(), front: readCache && cachedReadFrontOf(ctx, readCache, logger) });
 }

@@ -10,7 +10,17 @@ import {
 } from "../../chain/verify-tx";
 import type { ApiConfig } from "../config";
 import { type ApiChain, type ApiDeps, createApiChain } from "../deps";
-import { loadIdpConfig, type IdpConfig, type PlatformUser } from "../http/auth/idp-cookie";
+import {
+  IDP_COOKIE,
+  loadIdpConfig,
+  localIdpKeyPair,
+  signLocalIdpToken,
+  type IdpConfig,
+  type PlatformUser,
+} from "../http/auth/idp-cookie";
+import { localAccountAddresses } from "../../chain/local-accounts";
+import type { DocsSignIn } from "../http/docs";
+import { parseEnv } from "../env";
 import { localStatsApiKey } from "../http/auth/stats-key";
 import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
@@ -40,6 +50,8 @@ export interface PlatformContext {
   statsApiKeys(): readonly string[];
   /** Engagement and agent settings. */
   agents: AgentsConfig;
+  /** The reference page's devnet sign-in: offered only with the local identity provider on a local setup. */
+  docsSignIn(): DocsSignIn;
 }
 
 export interface PlatformContextOptions {
@@ -103,10 +115,32 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
     return [key];
   });
 
+  const docsSignIn = (): DocsSignIn => {
+    const e = parseEnv(env);
+    if (e.NODE_ENV === "production") return { refused: "Devnet sign-in is not available in production mode" };
+    if (options.idp || e.IDP_JWKS_URL || e.IDP_PUBLIC_KEY) {
+      return { refused: "Devnet sign-in is available only with the local identity provider" };
+    }
+    const configured = chain();
+    if (configured && !configured.protocol.local) return { refused: "Devnet sign-in is available only on a local chain" };
+    return {
+      cookieName: IDP_COOKIE,
+      accounts: localAccountAddresses(),
+      sign: async ({ label, address }) => {
+        const { privateJwk } = await localIdpKeyPair(e.IDP_LOCAL_KEY_FILE);
+        return signLocalIdpToken(
+          { sub: `devnet-${label}`, wallet: address, username: label },
+          { privateJwk, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE },
+        );
+      },
+    };
+  };
+
   return {
     config,
     chain: requireChainConfig,
     idp,
+    docsSignIn,
     price: options.price ?? createPriceSource(config.price, () => requireChainConfig().client),
     statsApiKeys,
     agents: options.agents ?? loadAgentsConfig(env),

@@ -130,4 +130,30 @@ describe("API reference pages in Chromium", () => {
       await context.close();
     }
   });
+  it("platform: signs in as a devnet wallet from the page, then \"Try it out\" runs a cookie route", async () => {
+    const base = api!.urls.platform;
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as Document;
+    const createSubnet = operationsOf(document).find(({ operationId }) => operationId === "createSubnet")!;
+    const context = await browser!.newContext({ serviceWorkers: "block", viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/docs`);
+      await page.locator("#devnet-sign-in select[name=account]").selectOption("curatorA");
+      await Promise.all([page.waitForURL(`${base}/docs`), page.locator("#devnet-sign-in button[type=submit]").click()]);
+      expect((await context.cookies(base)).map(({ name, httpOnly }) => ({ name, httpOnly }))).toEqual([
+        { name: "idp-token", httpOnly: true },
+      ]);
+
+      const block = page.locator(`[id="${operationElementId(createSubnet.operation)}"]`);
+      await block.locator(".opblock-summary").click();
+      await block.locator("button.try-out__btn").click();
+      await block.locator("button.execute").click();
+      const status = block.locator(".live-responses-table tbody .response-col_status").first();
+      await status.waitFor();
+      expect((await status.textContent())?.trim()).toBe("201");
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, "docs-platform-signed-in.png"), fullPage: false });
+    } finally {
+      await context.close();
+    }
+  });
 });
