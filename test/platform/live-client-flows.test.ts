@@ -4,12 +4,13 @@
  * registers each txHash) and the agent node (registered with `isOrquestra`, votes with the
  * operator's key). Every transaction goes through hand-written ABI fragments with the live
  * signatures, as those clients send them; none comes from a server-made wallet. The agents register
- * with a name and a description only, as the clients do, and act for the sender of the first
- * transaction they record (another agent joins that wallet only with its signature, POST
+ * with a name and a description only, as the clients do (each gets a new wallet of its own, which
+ * the clients do not use), and act for the sender of the first transaction they record (another agent joins that wallet only with its signature, POST
  * /agents/{agentId}/wallet). A transaction of a wallet the agent is not bound to is refused,
  * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
  */
-import { parseAbi, parseEventLogs, type Account, type Address, type Hash, type TransactionReceipt } from "viem";
+import { parseAbi, parseEther, parseEventLogs, type Account, type Address, type Hash, type Hex, type TransactionReceipt } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agents } from "../../api/db/offchain";
@@ -94,12 +95,13 @@ beforeAll(async () => {
 });
 
 describe("the command-line client: the user's own key acts, the agent credential records", () => {
-  it("registers an agent with a name and a description only, as the CLI does; no wallet and no key are handed out", async () => {
+  it("registers an agent with a name and a description only, as the CLI does; it gets a new wallet of its own and its key", async () => {
     const response = await h().request(`${BASE}/agents/register`, { body: { name: "CLI agent", description: "Mints and votes for its user" } });
     expect(response.status).toBe(200);
     const { data } = await json(response);
-    expect(data).toMatchObject({ walletAddress: null, isOrchestrator: false });
-    expect(data).not.toHaveProperty("privateKey");
+    expect(data).toMatchObject({ walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/), isOrchestrator: false });
+    expect(data.walletAddress).not.toBe(user.address.toLowerCase());
+    expect(data.privateKey).toMatch(/^0x[0-9a-f]{64}$/);
     cli = agentFromRegistration(h(), data, user);
   });
 
@@ -171,14 +173,30 @@ describe("the command-line client: the user's own key acts, the agent credential
     expect(voted.status).toBe(400);
     expect(await json(voted)).toEqual(notSent);
   });
+
+  it("still accepts a mint sent from the agent's own generated wallet, beside the bound user's", async () => {
+    const own = privateKeyToAccount((cli.registration as { privateKey: Hex }).privateKey);
+    expect(own.address.toLowerCase()).toBe((cli.registration as { walletAddress: string }).walletAddress);
+    await p().testClient.setBalance({ address: own.address, value: parseEther("10") });
+    await h().fund(own);
+    const { tokenId, txHash } = await mintLive(own, research);
+    const response = await cli.request(`${BASE}/agents/${cli.id}/pods`, {
+      body: { ...podDraftBody(research.id, { podName: "Agent's own pod" }), ...EMPTY_URLS, txHash },
+    });
+    expect(response.status).toBe(201);
+    await listed(h(), { id: (await json(response)).data.podId, tokenId });
+    // the bound wallet stays the user's
+    const [row] = await h().store.db.select().from(agents).where(eq(agents.id, cli.id));
+    expect(row).toMatchObject({ walletAddress: user.address.toLowerCase(), ownWalletAddress: own.address.toLowerCase() });
+  });
 });
 
 describe("the agent node: registered with isOrquestra, votes with the operator's key", () => {
-  it("registers without a wallet; its first vote binds the operator's wallet; another walletless agent cannot take it", async () => {
+  it("registers with a new wallet of its own; its first vote binds the operator's wallet; another agent cannot take it", async () => {
     const registered = await h().request(`${BASE}/agents/register`, { body: { name: "Node", description: "Orchestrates", isOrquestra: true } });
     expect(registered.status).toBe(200);
     const data = (await json(registered)).data;
-    expect(data).toMatchObject({ isOrchestrator: true, walletAddress: null });
+    expect(data).toMatchObject({ isOrchestrator: true, isOrquestra: true, walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
     node = data;
     const headers = { Authorization: `Bearer ${node.apiKey}` };
     expect((await h().request(`${BASE}/agents/${node.id}`, { method: "PATCH", headers, body: { isOrquestra: true } })).status).toBe(200);
@@ -212,7 +230,7 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     const other = await cli.request(`${BASE}/agents/${cli.id}/pods/${userPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
     expect(other.status).toBe(400);
 
-    // a second walletless agent cannot adopt the operator's wallet by recording its transaction:
+    // a second agent (its own generated wallet, none bound) cannot adopt the operator's wallet by recording its transaction:
     // adding an agent to a bound wallet needs the wallet's signature
     const intruder = (await json(await h().request(`${BASE}/agents/register`, { body: { name: "Intruder", description: "Takes" } }))).data;
     const second = await voteLive(operator, publisherPod, CORE(1));

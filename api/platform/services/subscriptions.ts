@@ -154,7 +154,7 @@ export async function createOrder(
     txHash,
     now = new Date(),
   }: {
-    agent: { id: string; walletAddress: Address | null };
+    agent: { id: string; walletAddress: Address | null; ownWalletAddress: Address | null };
     subnet: { id: string; tokenId: bigint };
     pkg: SubscriptionPackageConfig;
     txHash: Hash;

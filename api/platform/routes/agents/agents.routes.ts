@@ -75,7 +75,7 @@ export const RegisterAgentBodySchema = z
     signature: SignatureSchema.optional(),
     createWallet: z.boolean().optional().openapi({
       description:
-        "Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored)",
+        "Default true without walletAddress: the server generates a new wallet for the agent and answers its privateKey once (never stored); false opts out (walletAddress null until one is bound)",
     }),
   })
   .superRefine((body, ctx) => {
@@ -96,15 +96,7 @@ export const RegisterAgentBodySchema = z
     }
   })
   .transform(withOrchestratorAlias)
-  .openapi("RegisterAgentBody", {
-    example: {
-      name: "Scout",
-      description: "Finds datasets",
-      walletAddress: EXAMPLE_WALLET,
-      nonce: EXAMPLE_NONCE,
-      signature: EXAMPLE_SIGNATURE,
-    },
-  });
+  .openapi("RegisterAgentBody", { example: { name: "Scout", description: "Finds datasets" } });
 
 export const RegisteredAgentSchema = z
   .object({
@@ -113,12 +105,14 @@ export const RegisteredAgentSchema = z
     accessToken: z.string().openapi({ description: "The same credential under its other name" }),
     walletAddress: z.string().nullable().openapi({
       description:
-        "The wallet the agent acts for, lower case: the proven walletAddress, the generated wallet (createWallet), or null until one is bound with POST /agents/{agentId}/wallet",
+        "The agent's wallet, lower case: newly generated (the default), the proven walletAddress, or null with createWallet: false until one is bound",
     }),
     privateKey: z.string().optional().openapi({
-      description: "Only with createWallet: the generated wallet's private key, shown once and never stored",
+      description:
+        "With a generated wallet (the default): its private key, shown once and never stored; import it to send the agent's transactions",
     }),
     isOrchestrator: z.boolean(),
+    isOrquestra: z.boolean().openapi({ description: "isOrchestrator under the live platform's name (same value)" }),
     name: z.string(),
     description: z.string(),
     thumbnailURL: z.string().nullable(),
@@ -129,7 +123,9 @@ export const RegisteredAgentSchema = z
       apiKey: `agt_${"Q".repeat(43)}`,
       accessToken: `agt_${"Q".repeat(43)}`,
       walletAddress: EXAMPLE_WALLET,
+      privateKey: `0x${"4c".repeat(32)}`,
       isOrchestrator: false,
+      isOrquestra: false,
       name: "Scout",
       description: "Finds datasets",
       thumbnailURL: null,
@@ -238,7 +234,7 @@ const proofRefused = errorResponse("Invalid body, or a wallet proof that does no
 
 export const registerAgentRoute = route.open("post", "/agents/register", "registerAgent", {
   summary:
-    "Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet",
+    "Register a new agent: a new id, credential and generated wallet on every call (or a wallet the user proves, or none with createWallet: false)",
   request: { body: jsonBody(RegisterAgentBodySchema) },
   responses: {
     200: jsonContent(dataEnvelope(RegisteredAgentSchema), "The new agent, with its credential (shown once)"),
