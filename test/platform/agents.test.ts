@@ -121,7 +121,7 @@ describe("POST /agents/register", () => {
     ["description over 1000", { description: "d".repeat(1001) }],
     ["description not a string", { description: 7 }],
     ["thumbnailURL not a URL", { thumbnailURL: "pic" }],
-    ["thumbnailURL not http(s)", { thumbnailURL: "ftp://img.example/a.png" }],
+    ["thumbnailURL with javascript:", { thumbnailURL: "javascript:alert(1)" }],
     ["isOrchestrator as a string", { isOrchestrator: "true" }],
     ["createWallet as a string", { createWallet: "yes" }],
   ])("answers 400 for %s", async (_name, override) => {

@@ -33,6 +33,8 @@ const LIVE_VE = parseAbi([
   "function currentEpoch() view returns (uint256)",
 ]);
 
+const DATASET_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
+
 /** The CLI sends every optional URL field, empty when unset. */
 const EMPTY_URLS = { imageURL: "", thumbnailURL: "", pdfURL: "", videoURL: "" };
 
@@ -108,13 +110,14 @@ describe("the command-line client: the user's own key acts, the agent credential
   it("mints a pod with the user's key; the agent registers the mint and the pod is public with the agent as creator", async () => {
     const { tokenId, txHash } = await mintLive(user, research);
     const response = await cli.request(`${BASE}/agents/${cli.id}/pods`, {
-      body: { ...podDraftBody(research.id, { podName: "User's own pod" }), ...EMPTY_URLS, txHash },
+      // the CLI's --dataset-uri: a content address, stored as given and never fetched
+      body: { ...podDraftBody(research.id, { podName: "User's own pod", url: DATASET_URI }), ...EMPTY_URLS, txHash },
     });
     expect(response.status).toBe(201);
     userPod = { id: (await json(response)).data.podId, tokenId };
     await listed(h(), userPod);
     const { pod } = (await json(await h().request(`${BASE}/public/pods/${userPod.id}`))).data;
-    expect(pod).toMatchObject({ tokenId: Number(tokenId), creator: { id: cli.id, username: "CLI agent" } });
+    expect(pod).toMatchObject({ tokenId: Number(tokenId), url: DATASET_URI, creator: { id: cli.id, username: "CLI agent" } });
     // the first recorded transaction bound the agent to its sender, the user's wallet
     const [row] = await h().store.pool.query("SELECT wallet_address FROM offchain.agents WHERE id = $1", [cli.id]).then((r) => r.rows);
     expect(row).toEqual({ wallet_address: user.address.toLowerCase() });

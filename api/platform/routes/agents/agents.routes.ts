@@ -4,7 +4,7 @@ import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../htt
 import { AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
 import {
   AddressSchema,
-  OptionalHttpUrlSchema,
+  OptionalUriSchema,
   POD_DRAFT_EXAMPLE,
   PodDraftBodySchema,
   SUBNET_DRAFT_EXAMPLE,
@@ -62,7 +62,7 @@ export const RegisterAgentBodySchema = z
   .object({
     name,
     description,
-    thumbnailURL: OptionalHttpUrlSchema,
+    thumbnailURL: OptionalUriSchema,
     isOrchestrator: z.boolean().optional(),
     isOrquestra: z
       .boolean()
@@ -183,7 +183,7 @@ export const UpdateAgentBodySchema = z
   .object({
     name: name.optional(),
     description: description.optional(),
-    thumbnailURL: OptionalHttpUrlSchema.openapi({ description: "null clears it" }),
+    thumbnailURL: OptionalUriSchema.openapi({ description: "null clears it" }),
     isOrchestrator: z.boolean().optional(),
     isOrquestra: z
       .boolean()
