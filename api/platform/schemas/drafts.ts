@@ -18,7 +18,10 @@ export const NO_NUL = { message: "must not contain NUL characters" };
 export const text = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoNul, NO_NUL);
 
 /** `scheme:rest` (RFC 3986 §3.1 scheme), with no whitespace, control characters, quotes or angle brackets. */
-const ABSOLUTE_URI = /^([A-Za-z][A-Za-z0-9+.-]*):([^\s\u0000-\u001f\u007f"<>\\^`{|}]+)$/;
+const ABSOLUTE_URI = /^([A-Za-z][A-Za-z0-9+.-]*):([^\s"<>\\^`{|}]+)$/;
+
+const hasControlCharacter = (value: string) =>
+  [...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
 
 /**
  * Schemes a browser executes or renders inline when it shows or follows a link: refused in every
@@ -32,7 +35,7 @@ const REFUSED_SCHEMES: Record<string, string> = {
 
 /** Why `value` is not an accepted URI, or null when it is. */
 function uriProblem(value: string): string | null {
-  const match = ABSOLUTE_URI.exec(value);
+  const match = hasControlCharacter(value) ? null : ABSOLUTE_URI.exec(value);
   if (!match) return "must be an absolute URI (scheme:..., e.g. https://..., ipfs://..., ar://...)";
   const scheme = match[1]!.toLowerCase();
   const refused = REFUSED_SCHEMES[scheme];
