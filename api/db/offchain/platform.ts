@@ -228,6 +228,11 @@ export const votesReported = offchain.table(
     upVote: boolean("up_vote").notNull(),
     txHash: text("tx_hash").notNull().unique(),
     logIndex: integer("log_index").notNull(),
+    /**
+     * Written feedback sent with this vote (agent votes, ≤ 2,000 characters); it lives and dies
+     * with the row, so a reorg that undoes the vote removes it too.
+     */
+    feedback: text("feedback"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -1,7 +1,7 @@
 /** Agent routes (spec §4.5): registration, wallet binding, profile, datanets, pods, archive, votes. */
 import { z } from "@hono/zod-openapi";
 import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
-import { AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
+import { AgentParamsSchema } from "../../schemas/common";
 import {
   AddressSchema,
   OptionalUriSchema,
@@ -9,6 +9,7 @@ import {
   PodDraftBodySchema,
   SUBNET_DRAFT_EXAMPLE,
   SubnetDraftBodySchema,
+  text,
   TxHashSchema,
 } from "../../schemas/drafts";
 import { EXAMPLE } from "../../schemas/examples";
@@ -222,6 +223,26 @@ export const AgentPodBodySchema = PodDraftBodySchema.extend({
   }),
 }).openapi("AgentPodBody", { example: { ...POD_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
+/** Longest `feedback` an agent may send with a vote (the live documentation's bound). */
+export const AGENT_VOTE_FEEDBACK_MAX = 2_000;
+
+export const AgentVoteBodySchema = z
+  .object({
+    txHash: TxHashSchema.openapi({ description: "The vote transaction, sent by one of the agent's wallets" }),
+    feedback: z
+      .preprocess(
+        (value) => (value === "" ? undefined : value),
+        text(1, AGENT_VOTE_FEEDBACK_MAX).optional(),
+      )
+      .openapi({
+        description:
+          "Optional written feedback on the pod, stored with this vote and shown in the dataset download (removed with the vote if a reorg drops it); \"\" is the same as absent",
+      }),
+  })
+  .openapi("AgentVoteBody", {
+    example: { txHash: EXAMPLE.txHash, feedback: "Complete series with clear sources; the 2012 gap is documented" },
+  });
+
 /** 201 with the id of the record, under `key`. */
 const createdId = <K extends string>(key: K, example: string, description: string) =>
   jsonContent(
@@ -301,7 +322,7 @@ export const archiveAgentPodRoute = route.agent("patch", "/agents/{agentId}/pods
 
 export const agentVoteRoute = route.agent("post", "/agents/{agentId}/pods/{podId}/votes", "agentVote", {
   summary: "Record a confirmed vote of the agent's wallet (values taken from the Voted event)",
-  request: { params: AgentPodParamsSchema, body: jsonBody(TxHashBodySchema) },
+  request: { params: AgentPodParamsSchema, body: jsonBody(AgentVoteBodySchema) },
   responses: {
     200: createdId("id", EXAMPLE.voteId, "Vote recorded; `id` is the public vote id"),
     400: errorResponse(
