@@ -10,7 +10,7 @@
  * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
  */
 import { parseAbi, parseEther, parseEventLogs, type Account, type Address, type Hash, type Hex, type TransactionReceipt } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agents } from "../../api/db/offchain";
@@ -270,5 +270,104 @@ describe("emissions: the claim check a live client makes", () => {
     await send(user, contract("PodManager"), LIVE_POD_MANAGER, "claimPodOwnerEmissions", [userPod.tokenId, voteEpoch]);
     expect(await claimed(userPod)).toBe(true);
     expect(await claimed(publisherPod)).toBe(false);
+  });
+});
+
+/** The live clients' default token path: the contracts' REPPO-named functions, aliases of the CORE ones. */
+const LIVE_REPPO_POD_MANAGER = parseAbi([
+  "function mintPodWithREPPO(address to, uint256 subnetId) returns (uint256 podId)",
+  "function getSubnetReppoSeedings(uint256 subnetId) view returns (uint256)",
+  "event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)",
+]);
+const LIVE_REPPO_SUBNET_MANAGER = parseAbi([
+  "function accessSubnetWithREPPOFee(uint256 subnetId, address to)",
+  "function getAccessFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getPublishingFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getReppoEmissionsPerEpoch(uint256 subnetId) view returns (uint256)",
+]);
+
+describe("the live clients' default token names (REPPO) and the spec's (CORE): one protocol for the API", () => {
+  it("mints and buys access through either name; the API shows the same pods, access and values", async () => {
+    await h().write(curator, "SubnetManager", "setPublishingFeeCORE", [research.tokenId, CORE(3)]);
+    const run = async (names: "CORE" | "REPPO") => {
+      const wallet = privateKeyToAccount(generatePrivateKey());
+      await p().testClient.setBalance({ address: wallet.address, value: parseEther("10") });
+      await h().fund(wallet);
+      const registered = await h().request(`${BASE}/agents/register`, { body: { name: `${names} client`, description: "Default path" } });
+      const agent = agentFromRegistration(h(), (await json(registered)).data, wallet);
+      const coreBefore = await p().read<bigint>("CoreToken", "balanceOf", [wallet.address]);
+      const mint =
+        names === "CORE"
+          ? await send(wallet, contract("PodManager"), LIVE_POD_MANAGER, "mintPodWithCORE", [wallet.address, research.tokenId])
+          : await p().send(wallet, {
+              address: contract("PodManager"),
+              abi: LIVE_REPPO_POD_MANAGER,
+              functionName: "mintPodWithREPPO",
+              args: [wallet.address, research.tokenId],
+            });
+      const [transfer] = parseEventLogs({
+        abi: LIVE_POD_MANAGER,
+        eventName: "Transfer",
+        logs: mint.logs.filter((log) => log.address.toLowerCase() === contract("PodManager").toLowerCase()),
+      });
+      const tokenId = transfer!.args.tokenId;
+      const recorded = await agent.request(`${BASE}/agents/${agent.id}/pods`, {
+        body: { ...podDraftBody(research.id, { podName: `${names} pod` }), ...EMPTY_URLS, txHash: mint.transactionHash },
+      });
+      expect(recorded.status, names).toBe(201);
+      const pod = { id: (await json(recorded)).data.podId as string, tokenId };
+      await listed(h(), pod);
+      const payment =
+        names === "CORE"
+          ? await buyAccessLive(wallet, research)
+          : await p().send(wallet, {
+              address: contract("SubnetManager"),
+              abi: LIVE_REPPO_SUBNET_MANAGER,
+              functionName: "accessSubnetWithREPPOFee",
+              args: [research.tokenId, wallet.address],
+            });
+      const ordered = await agent.request(ordersPath(agent.id, research), { body: { txHash: payment.transactionHash } });
+      expect(ordered.status, names).toBe(201);
+      const spent = coreBefore - (await p().read<bigint>("CoreToken", "balanceOf", [wallet.address]));
+      await h().caughtUp();
+      const publicPod = (await json(await h().request(`${BASE}/public/pods/${pod.id}`))).data.pod;
+      const orders = (await json(await agent.request(orderListPath(agent.id, research)))).data.orders;
+      const dataset = await agent.request(`${BASE}/agents/${agent.id}/subnets/${research.id}/datasets`);
+      return { wallet, agent, pod, publicPod, orders, datasetStatus: dataset.status, spent };
+    };
+    const core = await run("CORE");
+    const reppo = await run("REPPO");
+
+    // the same pod and the same access, whichever name the client called
+    const shape = (r: typeof core) => ({
+      pod: { ...r.publicPod, id: undefined, tokenId: undefined, name: undefined, createdAt: undefined, updatedAt: undefined, creator: undefined },
+      creator: r.publicPod.creator.username.replace(/^(CORE|REPPO) /, ""),
+      orders: r.orders.map((o: { id?: string; expiresAt?: string }) => ({ ...o, id: undefined, expiresAt: undefined })),
+      datasetStatus: r.datasetStatus,
+      spent: r.spent,
+    });
+    expect(shape(reppo)).toEqual(shape(core));
+    expect(reppo.publicPod).toMatchObject({ tokenId: Number(reppo.pod.tokenId), privateSubnetId: research.id, creator: { id: reppo.agent.id } });
+    expect(reppo.orders).toEqual([expect.objectContaining({ status: "VERIFIED" })]);
+    expect(reppo.datasetStatus).toBe(200);
+    expect(reppo.spent).toBe(CORE(3) + CORE(10)); // the publishing fee and the access fee, in CORE
+    for (const r of [core, reppo]) {
+      expect(await p().read("SubnetManager", "hasSubnetAccess", [research.tokenId, r.wallet.address])).toBe(true);
+    }
+
+    // the four views read what the API shows under the spec's CORE names
+    const live = <T>(address: Address, abi: typeof LIVE_REPPO_POD_MANAGER | typeof LIVE_REPPO_SUBNET_MANAGER, functionName: string) =>
+      p().publicClient.readContract({ address, abi, functionName, args: [research.tokenId] } as never) as Promise<T>;
+    const subnet = (await json(await h().request(`${BASE}/public/subnets/${research.id}`))).data.subnet;
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getAccessFeeREPPO")).toBe(CORE(subnet.accessFeeCORE));
+    expect(subnet.accessFeeCORE).toBe(10);
+    expect(subnet.emissionsPerEpochCORE).toBe(1000);
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getReppoEmissionsPerEpoch")).toBe(CORE(subnet.emissionsPerEpochCORE));
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getPublishingFeeREPPO")).toBe(
+      await p().read<bigint>("SubnetManager", "publishingFeeCORE", [research.tokenId]),
+    );
+    const [corePool] = await p().read<readonly [bigint, bigint]>("SubnetManager", "emissionPool", [research.tokenId]);
+    expect(await live<bigint>(contract("PodManager"), LIVE_REPPO_POD_MANAGER, "getSubnetReppoSeedings")).toBe(corePool);
+    expect(corePool).toBeGreaterThan(0n);
   });
 });
