@@ -1082,6 +1082,25 @@ export const PodManagerAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getSubnetReppoSeedings",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "epoch",
         "type": "uint256"
       },
@@ -1311,6 +1330,30 @@ export const PodManagerAbi = [
       }
     ],
     "name": "mintPodWithPrimaryToken",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "podId",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "mintPodWithREPPO",
     "outputs": [
       {
         "internalType": "uint256",

@@ -783,6 +783,24 @@ export const SubnetManagerAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "accessSubnetWithREPPOFee",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "to",
         "type": "address"
@@ -924,6 +942,25 @@ export const SubnetManagerAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getAccessFeeREPPO",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "tokenId",
         "type": "uint256"
       }
@@ -967,6 +1004,44 @@ export const SubnetManagerAbi = [
       }
     ],
     "name": "getPublishingFeePrimaryToken",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPublishingFeeREPPO",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "subnetId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getReppoEmissionsPerEpoch",
     "outputs": [
       {
         "internalType": "uint256",

@@ -130,8 +130,13 @@ contract PodManager is ERC721, AccessControl {
     // ---- minting ----
 
     function mintPodWithCORE(address to, uint256 subnetId) external returns (uint256 podId) {
-        _requireSubnet(subnetId);
-        return _mintPod(to, subnetId, address(core), subnetManager.publishingFeeCORE(subnetId));
+        return _mintPodWithCORE(to, subnetId);
+    }
+
+    /// @notice = mintPodWithCORE(to, subnetId) under the live contracts' token name: same checks,
+    /// same fee, same events (the indexer and the API see one protocol).
+    function mintPodWithREPPO(address to, uint256 subnetId) external returns (uint256 podId) {
+        return _mintPodWithCORE(to, subnetId);
     }
 
     function mintPodWithPrimaryToken(address to, uint256 subnetId) external returns (uint256 podId) {
@@ -318,6 +323,13 @@ contract PodManager is ERC721, AccessControl {
         return primaryPool;
     }
 
+    /// @notice What is left of the datanet's CORE emission pool (seeds minus emissions paid), = the
+    /// first value of SubnetManager.emissionPool(subnetId), under the live contracts' token name.
+    function getSubnetReppoSeedings(uint256 subnetId) external view returns (uint256) {
+        (uint256 corePool,) = subnetManager.emissionPool(subnetId);
+        return corePool;
+    }
+
     function getPodValidityEpoch(uint256 podId) external view returns (uint256) {
         return _pods[podId].validityEpoch;
     }
@@ -339,6 +351,11 @@ contract PodManager is ERC721, AccessControl {
     }
 
     // ---- internals ----
+
+    function _mintPodWithCORE(address to, uint256 subnetId) private returns (uint256 podId) {
+        _requireSubnet(subnetId);
+        return _mintPod(to, subnetId, address(core), subnetManager.publishingFeeCORE(subnetId));
+    }
 
     function _mintPod(address to, uint256 subnetId, address token, uint256 fee) private returns (uint256 podId) {
         uint256 epoch = veCore.currentEpoch();

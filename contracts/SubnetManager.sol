@@ -169,6 +169,13 @@ contract SubnetManager is ERC721, AccessControl {
         _grantAccess(subnetId, to, address(core), _subnets[subnetId].accessFeeCORE);
     }
 
+    /// @notice = accessSubnetWithCOREFee(subnetId, to) under the live contracts' token name: same
+    /// checks, same fee, same events.
+    function accessSubnetWithREPPOFee(uint256 subnetId, address to) external {
+        _requireSubnet(subnetId);
+        _grantAccess(subnetId, to, address(core), _subnets[subnetId].accessFeeCORE);
+    }
+
     function accessSubnetWithPrimaryTokenFee(uint256 subnetId, address to) external {
         _requireSubnet(subnetId);
         Subnet storage s = _subnets[subnetId];
@@ -236,6 +243,11 @@ contract SubnetManager is ERC721, AccessControl {
         return _subnets[subnetId].accessFeeCORE;
     }
 
+    /// @notice = accessFeeCORE(subnetId), under the live contracts' name.
+    function getAccessFeeREPPO(uint256 subnetId) external view returns (uint256) {
+        return _subnets[subnetId].accessFeeCORE;
+    }
+
     function accessFeePrimaryToken(uint256 subnetId) external view returns (uint256) {
         return _subnets[subnetId].accessFeePrimaryToken;
     }
@@ -246,6 +258,11 @@ contract SubnetManager is ERC721, AccessControl {
     }
 
     function publishingFeeCORE(uint256 subnetId) external view returns (uint256) {
+        return _subnets[subnetId].publishingFeeCORE;
+    }
+
+    /// @notice = publishingFeeCORE(subnetId), under the live contracts' name.
+    function getPublishingFeeREPPO(uint256 subnetId) external view returns (uint256) {
         return _subnets[subnetId].publishingFeeCORE;
     }
 
@@ -277,6 +294,12 @@ contract SubnetManager is ERC721, AccessControl {
     /// from the epoch it is made in), = the second value of emissionsPerEpochAt(subnetId, currentEpoch).
     function getPrimaryTokenEmissionsPerEpoch(uint256 subnetId) external view returns (uint256) {
         return _emissionsPrimary[subnetId].latest();
+    }
+
+    /// @notice CORE emissions per epoch in force now, under the live contracts' name: the rate set
+    /// last, = the first value of emissionsPerEpochAt(subnetId, currentEpoch).
+    function getReppoEmissionsPerEpoch(uint256 subnetId) external view returns (uint256) {
+        return _emissionsCORE[subnetId].latest();
     }
 
     function supportsInterface(bytes4 interfaceId) public view override(ERC721, AccessControl) returns (bool) {

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 
 // llhttp's codes for what Node's HTTP parser refuses before any handler runs.
@@ -24,6 +24,34 @@ export function rawErrorResponse(status: number): string {
     "Connection: close\r\n\r\n" +
     body
   );
+}
+
+export const MISSING_HOST = "Missing Host header";
+
+/**
+ * The check Node makes itself with `requireHostHeader` (its default), which answers a bare 400
+ * with an empty body: an HTTP/1.1 request without a Host header is 400 with the flat JSON body.
+ * That includes a Host past Node's header-count limit (`maxHeadersCount`, 2000), which Node
+ * drops with every header after the limit. Serve with `requireHostHeader: false` and put this
+ * before the app.
+ */
+export function answerMissingHostAsJson<L extends (request: IncomingMessage, response: ServerResponse) => void>(
+  next: L,
+): L {
+  return ((request: IncomingMessage, response: ServerResponse) => {
+    if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
+      const body = JSON.stringify({ error: MISSING_HOST });
+      response.shouldKeepAlive = false;
+      response.writeHead(400, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        connection: "close",
+      });
+      response.end(body);
+      return;
+    }
+    next(request, response);
+  }) as L;
 }
 
 /**

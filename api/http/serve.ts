@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerOptions } from "node:http";
 import { serve, type ServerType } from "@hono/node-server";
 import type { NodeListener } from "./cached-read-front";
-import { answerClientErrorsAsJson } from "./node-errors";
+import { answerClientErrorsAsJson, answerMissingHostAsJson } from "./node-errors";
 
 export interface ServableApp {
   fetch: Parameters<typeof serve>[0]["fetch"];
@@ -9,12 +9,17 @@ export interface ServableApp {
   front?: (next: NodeListener) => NodeListener;
 }
 
-/** Serves `app` on `hostname`:`port` (0: a free port), its front first; resolves once listening. */
+/**
+ * Serves `app` on `hostname`:`port` (0: a free port), its front first; resolves once listening.
+ * Whatever Node itself would refuse before the app (a missing Host, what its parser rejects)
+ * is answered with the flat JSON error body (api/http/node-errors.ts).
+ */
 export function serveApp(app: ServableApp, hostname: string, port: number): Promise<ServerType> {
   const front = app.front;
-  const withFront = front && ((options: ServerOptions, listener: NodeListener) => createServer(options, front(listener)));
+  const create = (options: ServerOptions, listener: NodeListener) =>
+    createServer({ ...options, requireHostHeader: false }, answerMissingHostAsJson(front ? front(listener) : listener));
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname, port, createServer: withFront as typeof createServer | undefined }, () =>
+    const server = serve({ fetch: app.fetch, hostname, port, createServer: create as typeof createServer }, () =>
       resolve(server),
     );
     server.once("error", reject);

@@ -5,8 +5,10 @@
  * ABIs — against a seeded devnet, and the answers are checked against our own state (the
  * generated ABIs' views and the events the seed emitted).
  *
- * Functions named after the platform token keep the spec's CORE naming, so their live names
- * (`getAccessFeeREPPO`, `getSubnetReppoSeedings`, ...) are deliberately not part of the fragments.
+ * The functions the live contracts name after their token (`mintPodWithREPPO`,
+ * `accessSubnetWithREPPOFee`, `getAccessFeeREPPO`, `getPublishingFeeREPPO`,
+ * `getSubnetReppoSeedings`, `getReppoEmissionsPerEpoch`) are aliases of the CORE-named ones: the
+ * views answer the same values, and the two writes the same state and the same events.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -34,6 +36,8 @@ const LIVE_POD_MANAGER = parseAbi([
   "function getSubnetPrimaryTokenSeedings(uint256 subnetId) view returns (uint256)",
   "function hasPodOwnerClaimedEmissions(uint256 epoch, uint256 podId) view returns (bool)",
   "function hasUserClaimedEmissions(uint256 epoch, uint256 podId, address user) view returns (bool)",
+  "function mintPodWithREPPO(address to, uint256 subnetId) returns (uint256 podId)",
+  "function getSubnetReppoSeedings(uint256 subnetId) view returns (uint256)",
   "error InsufficientVotingPower()",
 ]);
 
@@ -42,6 +46,10 @@ const LIVE_SUBNET_MANAGER = parseAbi([
   "function getPublishingFeePrimaryToken(uint256 subnetId) view returns (uint256)",
   "function getPrimaryTokenEmissionsPerEpoch(uint256 subnetId) view returns (uint256)",
   "function getSubnetPrimaryToken(uint256 subnetId) view returns (address)",
+  "function accessSubnetWithREPPOFee(uint256 subnetId, address to)",
+  "function getAccessFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getPublishingFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getReppoEmissionsPerEpoch(uint256 subnetId) view returns (uint256)",
 ]);
 
 const LIVE_VE = parseAbi([
@@ -58,6 +66,40 @@ const LIVE_SELECTORS: Record<string, `0x${string}`> = {
   "getSubnetPrimaryTokenSeedings(uint256)": "0xb4025408",
   "getPrimaryTokenEmissionsPerEpoch(uint256)": "0x9f9a490b",
   "getSubnetPrimaryToken(uint256)": "0x0d1b89d8",
+  "getSubnetReppoSeedings(uint256)": "0x8b473a17",
+  "getReppoEmissionsPerEpoch(uint256)": "0xd323657d",
+};
+
+/** Every other member the live clients call (contracts/LIVE_ABI.md lists them with their local equivalents). */
+const LIVE_OTHER_MEMBERS = {
+  PodManager: parseAbi([
+    "function mintPodWithPrimaryToken(address to, uint256 subnetId) returns (uint256 podId)",
+    "function claimPodOwnerEmissions(uint256 podId, uint256 epoch)",
+    "function claimVoterEmissions(address voter, uint256 podId, uint256 epoch)",
+    "function ownerOf(uint256 tokenId) view returns (address)",
+    "function podValid(uint256 podId) view returns (bool)",
+    "function getPodValidityEpoch(uint256 podId) view returns (uint256)",
+    "function votesCastedByVoterForEpoch(address voter, uint256 epoch) view returns (uint256)",
+  ]),
+  SubnetManager: parseAbi([
+    "function accessSubnetWithPrimaryTokenFee(uint256 subnetId, address to)",
+    "function hasSubnetAccess(uint256 subnetId, address address_) view returns (bool)",
+    "function validSubnet(uint256 subnetId) view returns (bool)",
+  ]),
+  VeCore: parseAbi([
+    "function currentEpoch() view returns (uint256)",
+    "function epochLength() view returns (uint256)",
+    "function epochEnd(uint256 epoch) view returns (uint256)",
+    "function stake(uint256 amount, uint256 duration) returns (uint256 lockupId)",
+    "function stakeMore(uint256 lockupId, uint256 amount)",
+    "function extendLock(uint256 lockupId, uint256 duration)",
+    "function withdraw(uint256 tokenId, address to)",
+    "function previewPoints(uint256 amount, uint256 duration) view returns (uint256 points, uint256 end)",
+    "function minStakeDuration() view returns (uint256)",
+    "function maxStakeDuration() view returns (uint256)",
+    "function balanceOf(address) view returns (uint256)",
+    "function ownerOf(uint256 tokenId) view returns (address)",
+  ]),
 };
 
 const SEEDED_EPOCHS = [1n, 2n, 3n];
@@ -105,6 +147,14 @@ describe("the live clients' view functions and revert names on the local contrac
       expect(match!.outputs.map((o) => o.type), signature(live)).toEqual(live.outputs.map((o) => o.type));
     }
     for (const [sig, selector] of Object.entries(LIVE_SELECTORS)) expect(toFunctionSelector(`function ${sig}`), sig).toBe(selector);
+    for (const [contract, fragments] of Object.entries(LIVE_OTHER_MEMBERS)) {
+      const abi = { PodManager: PodManagerAbi, SubnetManager: SubnetManagerAbi, VeCore: VeCoreAbi }[contract] as Abi;
+      for (const live of fragments) {
+        const match = abi.find((f): f is AbiFunction => f.type === "function" && toFunctionSelector(f) === toFunctionSelector(live));
+        expect(match, `${contract}.${signature(live)}`).toBeDefined();
+        expect(match!.outputs.map((o) => o.type), signature(live)).toEqual(live.outputs.map((o) => o.type));
+      }
+    }
     // the old (podId, epoch) and (voter, podId, epoch) claim getters are gone: one answer per selector
     const names = ours.map((f) => f.name);
     expect(names.filter((n) => n === "hasPodOwnerClaimedEmissions")).toHaveLength(1);
@@ -231,6 +281,60 @@ describe("the live clients' view functions and revert names on the local contrac
       const [, primaryRate] = await p().read<readonly [bigint, bigint]>("SubnetManager", "emissionsPerEpochAt", [s, epoch]);
       expect(await sm("getPrimaryTokenEmissionsPerEpoch", [s])).toBe(primaryRate);
     }
+  });
+
+  it("the REPPO-named views answer what their CORE-named equivalents answer, on every datanet", async () => {
+    const epoch = await p().read<bigint>("VeCore", "currentEpoch");
+    const subnets = await p().read<bigint>("SubnetManager", "nextSubnetId");
+    let nonZero = 0;
+    for (let s = 1n; s < subnets; s++) {
+      const accessFee = await p().read<bigint>("SubnetManager", "accessFeeCORE", [s]);
+      const publishingFee = await p().read<bigint>("SubnetManager", "publishingFeeCORE", [s]);
+      const [coreRate] = await p().read<readonly [bigint, bigint]>("SubnetManager", "emissionsPerEpochAt", [s, epoch]);
+      const [corePool] = await p().read<readonly [bigint, bigint]>("SubnetManager", "emissionPool", [s]);
+      expect(await sm("getAccessFeeREPPO", [s]), `datanet ${s}`).toBe(accessFee);
+      expect(await sm("getPublishingFeeREPPO", [s]), `datanet ${s}`).toBe(publishingFee);
+      expect(await sm("getReppoEmissionsPerEpoch", [s]), `datanet ${s}`).toBe(coreRate);
+      expect(await pm("getSubnetReppoSeedings", [s]), `datanet ${s}`).toBe(corePool);
+      nonZero += [accessFee, publishingFee, coreRate, corePool].filter((v) => v > 0n).length;
+    }
+    expect(nonZero).toBeGreaterThan(3); // the seed set real values, not only zeros
+  });
+
+  it("mintPodWithREPPO and accessSubnetWithREPPOFee do what the CORE-named calls do, with the same events", async () => {
+    const user = roleAccount("voter3");
+    const subnet = 1n;
+    const send = (address: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
+      p().send(user, { address, abi, functionName, args });
+    const mintEvents = async (blockHash: `0x${string}`) =>
+      (await p().publicClient.getContractEvents({ address: p().address("PodManager"), abi: PodManagerAbi, blockHash } as never)) as unknown as {
+        eventName: string;
+        args: Record<string, unknown>;
+      }[];
+    const core = await send(p().address("PodManager"), PodManagerAbi as Abi, "mintPodWithCORE", [user.address, subnet]);
+    const reppo = await send(p().address("PodManager"), LIVE_POD_MANAGER, "mintPodWithREPPO", [user.address, subnet]);
+    const [a, b] = [await mintEvents(core.blockHash), await mintEvents(reppo.blockHash)];
+    expect(b.map((e) => e.eventName)).toEqual(a.map((e) => e.eventName));
+    const minted = (list: typeof a) => list.find((e) => e.eventName === "PodMinted")!.args;
+    const [first, second] = [minted(a), minted(b)];
+    expect(second.podId).toBe((first.podId as bigint) + 1n);
+    expect({ ...second, podId: first.podId }).toEqual(first);
+    expect(await p().read("PodManager", "ownerOf", [second.podId])).toBe(user.address);
+
+    const stranger: Address = "0x000000000000000000000000000000000000bEEF"; // paid for by the user, as the call allows
+    const grantedBefore = await p().read<boolean>("SubnetManager", "hasSubnetAccess", [2n, stranger]);
+    expect(grantedBefore).toBe(false);
+    const paid = await send(p().address("SubnetManager"), LIVE_SUBNET_MANAGER, "accessSubnetWithREPPOFee", [2n, stranger]);
+    const granted = (await p().publicClient.getContractEvents({
+      address: p().address("SubnetManager"),
+      abi: SubnetManagerAbi,
+      eventName: "SubnetAccessGranted",
+      blockHash: paid.blockHash,
+    } as never)) as unknown as { args: Record<string, unknown> }[];
+    expect(granted).toHaveLength(1);
+    expect(granted[0]!.args).toMatchObject({ subnetId: 2n, fee: await p().read("SubnetManager", "accessFeeCORE", [2n]) });
+    expect((granted[0]!.args.token as string).toLowerCase()).toBe(p().address("CoreToken").toLowerCase());
+    expect(await p().read("SubnetManager", "hasSubnetAccess", [2n, stranger])).toBe(true);
   });
 
   it("lockupData decodes as (amount, expiresAt, unused, votingPower) with unused = 0, matching the lock's events", async () => {

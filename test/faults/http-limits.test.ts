@@ -144,6 +144,19 @@ describe("errors of Node's HTTP parser answer the flat JSON body", () => {
         `GET /ready HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: 1\r\n`).join("")}\r\n`,
       status: 431,
     },
+    { name: "no Host header (HTTP/1.1)", raw: () => "GET /ready HTTP/1.1\r\n\r\n", status: 400 },
+    {
+      name: "a Host past Node's header-count limit (2000; Node drops the rest)",
+      raw: () =>
+        `GET /ready HTTP/1.1\r\n${Array.from({ length: 2000 }, (_, i) => `X${i}: 1\r\n`).join("")}Host: x\r\n\r\n`,
+      status: 400,
+    },
+    {
+      name: "a malformed chunk",
+      raw: () => "POST /ready HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n",
+      status: 400,
+    },
+    { name: "a request line that is not HTTP", raw: () => "HELLO\r\n\r\n", status: 400 },
   ];
 
   for (const { name, raw, status } of cases) {
@@ -158,4 +171,14 @@ describe("errors of Node's HTTP parser answer the flat JSON body", () => {
       }
     });
   }
+
+  it("names the missing Host, and still serves an HTTP/1.0 request without one", async () => {
+    for (const base of [api.urls.platform, api.urls.chat, api.urls.eval]) {
+      const missing = parseRaw(await rawExchange(base, "GET /health HTTP/1.1\r\n\r\n"));
+      expect(JSON.parse(missing.body)).toEqual({ error: "Missing Host header" });
+      expect(missing.head.toLowerCase()).toContain("connection: close");
+      const old = parseRaw(await rawExchange(base, "GET /health HTTP/1.0\r\n\r\n"));
+      expect(old.status, old.head).not.toBe(400);
+    }
+  });
 });

@@ -82,15 +82,15 @@ function agentRequester(h: PlatformHarness, credential: string): Agent["request"
 }
 
 /**
- * Registers an agent through the API with a server-generated wallet (`createWallet: true`, the
- * opt-in that returns its private key once); with `funded`, gives that wallet ETH, CORE and approvals.
+ * Registers an agent through the API as the spec has it (a new generated wallet, whose private key
+ * the answer carries once); with `funded`, gives that wallet ETH, CORE and approvals.
  */
 export async function registerAgent(
   h: PlatformHarness,
   body: Record<string, unknown> = { name: "Scout", description: "Finds datasets" },
   { funded = false } = {},
 ): Promise<Agent> {
-  const response = await h.request(`${BASE}/agents/register`, { body: { ...body, createWallet: true } });
+  const response = await h.request(`${BASE}/agents/register`, { body });
   expect(response.status).toBe(200);
   const { data } = await json(response);
   const account = privateKeyToAccount(data.privateKey);

@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agents, votesReported } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
-import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
+import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, voteOnChain, walletProof, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -35,17 +35,24 @@ beforeAll(async () => {
   userPod = await mintedPod(h(), publisher, curatorB, research);
   agent = await registerAgent(h(), { name: "Scout", description: "Finds datasets" }, { funded: true });
   rival = await registerAgent(h(), { name: "Rival", description: "Another agent" }, { funded: true });
+  // bound to their own generated wallets by signature, so a transaction of any other sender is refused
+  for (const bot of [agent, rival]) {
+    const proof = await walletProof(h(), bot.account, bot.id);
+    const bound = await bot.request(`${BASE}/agents/${bot.id}/wallet`, {
+      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+    });
+    expect(bound.status).toBe(200);
+  }
 });
 
 describe("POST /agents/register", () => {
-  it("creates an agent with a credential under both names, and with createWallet a fresh wallet and its key (200)", async () => {
+  it("creates an agent with a credential under both names and, by default, a new wallet and its key (200)", async () => {
     const response = await h().request(`${BASE}/agents/register`, {
       body: {
         name: "Curator bot",
         description: "Votes on papers",
         thumbnailURL: "https://img.example/bot.png",
         isOrchestrator: true,
-        createWallet: true,
       },
     });
     expect(response.status).toBe(200);
@@ -57,6 +64,7 @@ describe("POST /agents/register", () => {
       walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
       privateKey: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       isOrchestrator: true,
+      isOrquestra: true,
       name: "Curator bot",
       description: "Votes on papers",
       thumbnailURL: "https://img.example/bot.png",
@@ -65,28 +73,36 @@ describe("POST /agents/register", () => {
     // stored: the credential's sha-256 only, never the credential or the private key
     const [row] = await h().store.db.select().from(agents).where(eq(agents.id, data.id));
     expect(row!.credentialHash).toBe(createHash("sha256").update(data.apiKey).digest("hex"));
+    expect(row).toMatchObject({ ownWalletAddress: data.walletAddress, walletAddress: null });
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(data.apiKey);
     expect(stored).not.toContain(data.privateKey.slice(2));
   });
 
-  it("without a wallet proof or createWallet, creates an agent with no wallet and no key", async () => {
-    for (const extra of [{}, { createWallet: false }]) {
-      const response = await h().request(`${BASE}/agents/register`, { body: { name: "Walletless", description: "Binds later", ...extra } });
-      expect(response.status).toBe(200);
-      const { data } = await json(response);
-      expect(data).toMatchObject({ walletAddress: null, name: "Walletless" });
-      expect(data).not.toHaveProperty("privateKey");
-      const [row] = await h().store.db.select().from(agents).where(eq(agents.id, data.id));
-      expect(row).toMatchObject({ walletAddress: null, walletBoundAt: null });
-    }
+  it("with createWallet: false, creates an agent with no wallet and no key", async () => {
+    const response = await h().request(`${BASE}/agents/register`, {
+      body: { name: "Walletless", description: "Binds later", createWallet: false },
+    });
+    expect(response.status).toBe(200);
+    const { data } = await json(response);
+    expect(data).toMatchObject({ walletAddress: null, name: "Walletless" });
+    expect(data).not.toHaveProperty("privateKey");
+    const [row] = await h().store.db.select().from(agents).where(eq(agents.id, data.id));
+    expect(row).toMatchObject({ walletAddress: null, walletBoundAt: null, ownWalletAddress: null });
   });
 
-  it("creates a new identity on every call, never refreshing one", async () => {
+  it("creates a new identity on every call, never refreshing one: new id, credential and wallet address (spec §4.5 rule 2)", async () => {
     const body = { name: "Twin", description: "Same body twice" };
-    const [a, b] = [(await registerAgent(h(), body)).registration, (await registerAgent(h(), body)).registration];
+    const register = async () => {
+      const response = await h().request(`${BASE}/agents/register`, { body });
+      expect(response.status).toBe(200);
+      return (await json(response)).data;
+    };
+    const [a, b] = [await register(), await register()];
     expect(a.id).not.toBe(b.id);
     expect(a.apiKey).not.toBe(b.apiKey);
+    expect(a.walletAddress).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(b.walletAddress).toMatch(/^0x[0-9a-f]{40}$/);
     expect(a.walletAddress).not.toBe(b.walletAddress);
     expect(a).toMatchObject({ isOrchestrator: false, thumbnailURL: null, description: "Same body twice" });
   });
@@ -105,7 +121,7 @@ describe("POST /agents/register", () => {
     ["description over 1000", { description: "d".repeat(1001) }],
     ["description not a string", { description: 7 }],
     ["thumbnailURL not a URL", { thumbnailURL: "pic" }],
-    ["thumbnailURL not http(s)", { thumbnailURL: "ftp://img.example/a.png" }],
+    ["thumbnailURL with javascript:", { thumbnailURL: "javascript:alert(1)" }],
     ["isOrchestrator as a string", { isOrchestrator: "true" }],
     ["createWallet as a string", { createWallet: "yes" }],
   ])("answers 400 for %s", async (_name, override) => {

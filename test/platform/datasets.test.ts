@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { podDrafts, subscriptionOrders } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
-import { appWithAgentsConfig, eventually, listed, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
+import { appWithAgentsConfig, eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -133,6 +133,8 @@ describe("GET /agents/{agentId}/subnets/{subnetId}/datasets", () => {
         votes: 100,
         votingPower: 500,
         feedback: "Solid data",
+        voteId: null,
+        agentId: null,
         createdAt: expect.any(String),
       },
     ]);
@@ -253,5 +255,52 @@ describe("GET /agents/{agentId}/subnets/{subnetId}/datasets", () => {
       expect(response.status).toBe(404);
       expect(await json(response)).toEqual({ error: "Datanet not found" });
     }
+  });
+});
+
+describe("feedback an agent sends with its vote", () => {
+  it("is stored with the vote and shown in the dataset download, tied to that vote", async () => {
+    const critic = await registerAgent(h(), { name: "Critic", description: "Votes with notes" }, { funded: true });
+    await makeVoter(h(), critic.account, [research]);
+    await subscribe(critic, research);
+    const votesPath = `${BASE}/agents/${critic.id}/pods/${podA.id}/votes`;
+    const note = `Clear provenance${"!".repeat(2_000 - 16)}`;
+
+    // over 2,000 characters: 400, nothing recorded, the same vote can still be recorded
+    const vote = await voteOnChain(h(), critic.account, podA, parseEther("7"));
+    const tooLong = await critic.request(votesPath, { body: { txHash: vote.hash, feedback: `${note}x` } });
+    expect(tooLong.status).toBe(400);
+    expect(await json(tooLong)).toEqual({ error: expect.stringMatching(/^feedback: /) });
+    const recorded = await critic.request(votesPath, { body: { txHash: vote.hash, feedback: note } });
+    expect(recorded.status).toBe(200);
+    const voteId = `${vote.hash}-${vote.logIndex}`;
+    expect(await json(recorded)).toEqual({ data: { id: voteId } });
+    // a vote without feedback (or with "") adds no entry
+    const plain = await voteOnChain(h(), critic.account, podA, parseEther("1"));
+    expect((await critic.request(votesPath, { body: { txHash: plain.hash, feedback: "" } })).status).toBe(200);
+
+    await h().caughtUp();
+    const { data } = await json(await critic.request(path(critic.id, research.id)));
+    const mine = data.feedback.filter((entry: { agentId: string | null }) => entry.agentId === critic.id);
+    expect(mine).toEqual([
+      {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        podId: podA.id,
+        tokenId: Number(podA.tokenId),
+        userId: `wallet:${critic.walletAddress}`,
+        voter: critic.walletAddress,
+        epoch: vote.epoch,
+        upVote: true,
+        votes: 7,
+        votingPower: Number(vote.votingPower / 10n ** 18n),
+        feedback: note,
+        voteId,
+        agentId: critic.id,
+        createdAt: expect.any(String),
+      },
+    ]);
+    expect(data.votes.map((v: { id: string }) => v.id)).toContain(voteId);
+    // the user's feedback is still there, newest first after the agent's
+    expect(data.feedback.map((entry: { id: string }) => entry.id).at(-1)).toBe(feedbackId);
   });
 });

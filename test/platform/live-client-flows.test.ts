@@ -4,12 +4,13 @@
  * registers each txHash) and the agent node (registered with `isOrquestra`, votes with the
  * operator's key). Every transaction goes through hand-written ABI fragments with the live
  * signatures, as those clients send them; none comes from a server-made wallet. The agents register
- * with a name and a description only, as the clients do, and act for the sender of the first
- * transaction they record (another agent joins that wallet only with its signature, POST
+ * with a name and a description only, as the clients do (each gets a new wallet of its own, which
+ * the clients do not use), and act for the sender of the first transaction they record (another agent joins that wallet only with its signature, POST
  * /agents/{agentId}/wallet). A transaction of a wallet the agent is not bound to is refused,
  * and the emissions claim check reads `hasPodOwnerClaimedEmissions(epoch, podId)` with the live ABI.
  */
-import { parseAbi, parseEventLogs, type Account, type Address, type Hash, type TransactionReceipt } from "viem";
+import { parseAbi, parseEther, parseEventLogs, type Account, type Address, type Hash, type Hex, type TransactionReceipt } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agents } from "../../api/db/offchain";
@@ -31,6 +32,8 @@ const LIVE_VE = parseAbi([
   "function stake(uint256 amount, uint256 duration) returns (uint256 lockupId)",
   "function currentEpoch() view returns (uint256)",
 ]);
+
+const DATASET_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
 
 /** The CLI sends every optional URL field, empty when unset. */
 const EMPTY_URLS = { imageURL: "", thumbnailURL: "", pdfURL: "", videoURL: "" };
@@ -94,25 +97,27 @@ beforeAll(async () => {
 });
 
 describe("the command-line client: the user's own key acts, the agent credential records", () => {
-  it("registers an agent with a name and a description only, as the CLI does; no wallet and no key are handed out", async () => {
+  it("registers an agent with a name and a description only, as the CLI does; it gets a new wallet of its own and its key", async () => {
     const response = await h().request(`${BASE}/agents/register`, { body: { name: "CLI agent", description: "Mints and votes for its user" } });
     expect(response.status).toBe(200);
     const { data } = await json(response);
-    expect(data).toMatchObject({ walletAddress: null, isOrchestrator: false });
-    expect(data).not.toHaveProperty("privateKey");
+    expect(data).toMatchObject({ walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/), isOrchestrator: false });
+    expect(data.walletAddress).not.toBe(user.address.toLowerCase());
+    expect(data.privateKey).toMatch(/^0x[0-9a-f]{64}$/);
     cli = agentFromRegistration(h(), data, user);
   });
 
   it("mints a pod with the user's key; the agent registers the mint and the pod is public with the agent as creator", async () => {
     const { tokenId, txHash } = await mintLive(user, research);
     const response = await cli.request(`${BASE}/agents/${cli.id}/pods`, {
-      body: { ...podDraftBody(research.id, { podName: "User's own pod" }), ...EMPTY_URLS, txHash },
+      // the CLI's --dataset-uri: a content address, stored as given and never fetched
+      body: { ...podDraftBody(research.id, { podName: "User's own pod", url: DATASET_URI }), ...EMPTY_URLS, txHash },
     });
     expect(response.status).toBe(201);
     userPod = { id: (await json(response)).data.podId, tokenId };
     await listed(h(), userPod);
     const { pod } = (await json(await h().request(`${BASE}/public/pods/${userPod.id}`))).data;
-    expect(pod).toMatchObject({ tokenId: Number(tokenId), creator: { id: cli.id, username: "CLI agent" } });
+    expect(pod).toMatchObject({ tokenId: Number(tokenId), url: DATASET_URI, creator: { id: cli.id, username: "CLI agent" } });
     // the first recorded transaction bound the agent to its sender, the user's wallet
     const [row] = await h().store.pool.query("SELECT wallet_address FROM offchain.agents WHERE id = $1", [cli.id]).then((r) => r.rows);
     expect(row).toEqual({ wallet_address: user.address.toLowerCase() });
@@ -171,14 +176,30 @@ describe("the command-line client: the user's own key acts, the agent credential
     expect(voted.status).toBe(400);
     expect(await json(voted)).toEqual(notSent);
   });
+
+  it("still accepts a mint sent from the agent's own generated wallet, beside the bound user's", async () => {
+    const own = privateKeyToAccount((cli.registration as { privateKey: Hex }).privateKey);
+    expect(own.address.toLowerCase()).toBe((cli.registration as { walletAddress: string }).walletAddress);
+    await p().testClient.setBalance({ address: own.address, value: parseEther("10") });
+    await h().fund(own);
+    const { tokenId, txHash } = await mintLive(own, research);
+    const response = await cli.request(`${BASE}/agents/${cli.id}/pods`, {
+      body: { ...podDraftBody(research.id, { podName: "Agent's own pod" }), ...EMPTY_URLS, txHash },
+    });
+    expect(response.status).toBe(201);
+    await listed(h(), { id: (await json(response)).data.podId, tokenId });
+    // the bound wallet stays the user's
+    const [row] = await h().store.db.select().from(agents).where(eq(agents.id, cli.id));
+    expect(row).toMatchObject({ walletAddress: user.address.toLowerCase(), ownWalletAddress: own.address.toLowerCase() });
+  });
 });
 
 describe("the agent node: registered with isOrquestra, votes with the operator's key", () => {
-  it("registers without a wallet; its first vote binds the operator's wallet; another walletless agent cannot take it", async () => {
+  it("registers with a new wallet of its own; its first vote binds the operator's wallet; another agent cannot take it", async () => {
     const registered = await h().request(`${BASE}/agents/register`, { body: { name: "Node", description: "Orchestrates", isOrquestra: true } });
     expect(registered.status).toBe(200);
     const data = (await json(registered)).data;
-    expect(data).toMatchObject({ isOrchestrator: true, walletAddress: null });
+    expect(data).toMatchObject({ isOrchestrator: true, isOrquestra: true, walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
     node = data;
     const headers = { Authorization: `Bearer ${node.apiKey}` };
     expect((await h().request(`${BASE}/agents/${node.id}`, { method: "PATCH", headers, body: { isOrquestra: true } })).status).toBe(200);
@@ -212,7 +233,7 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     const other = await cli.request(`${BASE}/agents/${cli.id}/pods/${userPod.id}/votes`, { body: { txHash: receipt.transactionHash } });
     expect(other.status).toBe(400);
 
-    // a second walletless agent cannot adopt the operator's wallet by recording its transaction:
+    // a second agent (its own generated wallet, none bound) cannot adopt the operator's wallet by recording its transaction:
     // adding an agent to a bound wallet needs the wallet's signature
     const intruder = (await json(await h().request(`${BASE}/agents/register`, { body: { name: "Intruder", description: "Takes" } }))).data;
     const second = await voteLive(operator, publisherPod, CORE(1));
@@ -249,5 +270,104 @@ describe("emissions: the claim check a live client makes", () => {
     await send(user, contract("PodManager"), LIVE_POD_MANAGER, "claimPodOwnerEmissions", [userPod.tokenId, voteEpoch]);
     expect(await claimed(userPod)).toBe(true);
     expect(await claimed(publisherPod)).toBe(false);
+  });
+});
+
+/** The live clients' default token path: the contracts' REPPO-named functions, aliases of the CORE ones. */
+const LIVE_REPPO_POD_MANAGER = parseAbi([
+  "function mintPodWithREPPO(address to, uint256 subnetId) returns (uint256 podId)",
+  "function getSubnetReppoSeedings(uint256 subnetId) view returns (uint256)",
+  "event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)",
+]);
+const LIVE_REPPO_SUBNET_MANAGER = parseAbi([
+  "function accessSubnetWithREPPOFee(uint256 subnetId, address to)",
+  "function getAccessFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getPublishingFeeREPPO(uint256 subnetId) view returns (uint256)",
+  "function getReppoEmissionsPerEpoch(uint256 subnetId) view returns (uint256)",
+]);
+
+describe("the live clients' default token names (REPPO) and the spec's (CORE): one protocol for the API", () => {
+  it("mints and buys access through either name; the API shows the same pods, access and values", async () => {
+    await h().write(curator, "SubnetManager", "setPublishingFeeCORE", [research.tokenId, CORE(3)]);
+    const run = async (names: "CORE" | "REPPO") => {
+      const wallet = privateKeyToAccount(generatePrivateKey());
+      await p().testClient.setBalance({ address: wallet.address, value: parseEther("10") });
+      await h().fund(wallet);
+      const registered = await h().request(`${BASE}/agents/register`, { body: { name: `${names} client`, description: "Default path" } });
+      const agent = agentFromRegistration(h(), (await json(registered)).data, wallet);
+      const coreBefore = await p().read<bigint>("CoreToken", "balanceOf", [wallet.address]);
+      const mint =
+        names === "CORE"
+          ? await send(wallet, contract("PodManager"), LIVE_POD_MANAGER, "mintPodWithCORE", [wallet.address, research.tokenId])
+          : await p().send(wallet, {
+              address: contract("PodManager"),
+              abi: LIVE_REPPO_POD_MANAGER,
+              functionName: "mintPodWithREPPO",
+              args: [wallet.address, research.tokenId],
+            });
+      const [transfer] = parseEventLogs({
+        abi: LIVE_POD_MANAGER,
+        eventName: "Transfer",
+        logs: mint.logs.filter((log) => log.address.toLowerCase() === contract("PodManager").toLowerCase()),
+      });
+      const tokenId = transfer!.args.tokenId;
+      const recorded = await agent.request(`${BASE}/agents/${agent.id}/pods`, {
+        body: { ...podDraftBody(research.id, { podName: `${names} pod` }), ...EMPTY_URLS, txHash: mint.transactionHash },
+      });
+      expect(recorded.status, names).toBe(201);
+      const pod = { id: (await json(recorded)).data.podId as string, tokenId };
+      await listed(h(), pod);
+      const payment =
+        names === "CORE"
+          ? await buyAccessLive(wallet, research)
+          : await p().send(wallet, {
+              address: contract("SubnetManager"),
+              abi: LIVE_REPPO_SUBNET_MANAGER,
+              functionName: "accessSubnetWithREPPOFee",
+              args: [research.tokenId, wallet.address],
+            });
+      const ordered = await agent.request(ordersPath(agent.id, research), { body: { txHash: payment.transactionHash } });
+      expect(ordered.status, names).toBe(201);
+      const spent = coreBefore - (await p().read<bigint>("CoreToken", "balanceOf", [wallet.address]));
+      await h().caughtUp();
+      const publicPod = (await json(await h().request(`${BASE}/public/pods/${pod.id}`))).data.pod;
+      const orders = (await json(await agent.request(orderListPath(agent.id, research)))).data.orders;
+      const dataset = await agent.request(`${BASE}/agents/${agent.id}/subnets/${research.id}/datasets`);
+      return { wallet, agent, pod, publicPod, orders, datasetStatus: dataset.status, spent };
+    };
+    const core = await run("CORE");
+    const reppo = await run("REPPO");
+
+    // the same pod and the same access, whichever name the client called
+    const shape = (r: typeof core) => ({
+      pod: { ...r.publicPod, id: undefined, tokenId: undefined, name: undefined, createdAt: undefined, updatedAt: undefined, creator: undefined },
+      creator: r.publicPod.creator.username.replace(/^(CORE|REPPO) /, ""),
+      orders: r.orders.map((o: { id?: string; expiresAt?: string }) => ({ ...o, id: undefined, expiresAt: undefined })),
+      datasetStatus: r.datasetStatus,
+      spent: r.spent,
+    });
+    expect(shape(reppo)).toEqual(shape(core));
+    expect(reppo.publicPod).toMatchObject({ tokenId: Number(reppo.pod.tokenId), privateSubnetId: research.id, creator: { id: reppo.agent.id } });
+    expect(reppo.orders).toEqual([expect.objectContaining({ status: "VERIFIED" })]);
+    expect(reppo.datasetStatus).toBe(200);
+    expect(reppo.spent).toBe(CORE(3) + CORE(10)); // the publishing fee and the access fee, in CORE
+    for (const r of [core, reppo]) {
+      expect(await p().read("SubnetManager", "hasSubnetAccess", [research.tokenId, r.wallet.address])).toBe(true);
+    }
+
+    // the four views read what the API shows under the spec's CORE names
+    const live = <T>(address: Address, abi: typeof LIVE_REPPO_POD_MANAGER | typeof LIVE_REPPO_SUBNET_MANAGER, functionName: string) =>
+      p().publicClient.readContract({ address, abi, functionName, args: [research.tokenId] } as never) as Promise<T>;
+    const subnet = (await json(await h().request(`${BASE}/public/subnets/${research.id}`))).data.subnet;
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getAccessFeeREPPO")).toBe(CORE(subnet.accessFeeCORE));
+    expect(subnet.accessFeeCORE).toBe(10);
+    expect(subnet.emissionsPerEpochCORE).toBe(1000);
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getReppoEmissionsPerEpoch")).toBe(CORE(subnet.emissionsPerEpochCORE));
+    expect(await live<bigint>(contract("SubnetManager"), LIVE_REPPO_SUBNET_MANAGER, "getPublishingFeeREPPO")).toBe(
+      await p().read<bigint>("SubnetManager", "publishingFeeCORE", [research.tokenId]),
+    );
+    const [corePool] = await p().read<readonly [bigint, bigint]>("SubnetManager", "emissionPool", [research.tokenId]);
+    expect(await live<bigint>(contract("PodManager"), LIVE_REPPO_POD_MANAGER, "getSubnetReppoSeedings")).toBe(corePool);
+    expect(corePool).toBeGreaterThan(0n);
   });
 });

@@ -126,7 +126,11 @@ describe("POST /me/pods (create draft)", () => {
     ["podName over 50", { podName: long(51) }],
     ["podName blank", { podName: "     " }],
     ["url not a URL", { url: "example" }],
-    ["url not http(s)", { url: "ftp://example.com/a" }],
+    ["url with javascript:", { url: "javascript:alert(1)" }],
+    ["url with data:", { url: "data:text/html,<script>alert(1)</script>" }],
+    ["url with an empty ipfs://", { url: "ipfs://" }],
+    ["url with a space", { url: "ipfs://bafy bafy" }],
+    ["thumbnailURL with JavaScript: in any case", { thumbnailURL: "JavaScript:alert(1)" }],
     ["url missing", { url: undefined }],
     ["platform under 2", { platform: "x" }],
     ["platform over 50", { platform: long(51) }],
@@ -153,6 +157,27 @@ describe("POST /me/pods (create draft)", () => {
     expect(response.status).toBe(400);
     expect(await json(response)).toEqual({ error: expect.any(String) });
     expect((await json(await publisher.get(`${BASE}/me/pods`))).data.pods.length).toBe(before);
+  });
+
+  it("accepts absolute URIs of any scheme (ipfs://, ar://, https://), stored and shown as given", async () => {
+    const urls = {
+      url: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/data.csv",
+      imageURL: "ar://Zg6KqPxkvkG1dxLvP2Hb9fPpiGVsJp0o0f2mOkrjNR8",
+      thumbnailURL: "https://img.example/t.png",
+      pdfURL: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/paper.pdf",
+    };
+    const id = await createPod(publisher, urls);
+    const { pod } = (await json(await publisher.get(`${BASE}/me/pods/${id}`))).data;
+    expect(pod).toMatchObject({ url: urls.url, imageUrl: urls.imageURL, thumbnailUrl: urls.thumbnailURL });
+  });
+
+  it("says why a javascript: or data: URI is refused", async () => {
+    const js = await publisher.post(`${BASE}/me/pods`, podDraftBody(research.id, { url: "javascript:alert(1)" }));
+    expect(await json(js)).toEqual({ error: "url: javascript: URIs are refused: a browser would run them as script" });
+    const data = await publisher.post(`${BASE}/me/pods`, podDraftBody(research.id, { imageURL: "data:image/png;base64,AAAA" }));
+    expect(await json(data)).toEqual({
+      error: "imageURL: data: URIs are refused: a browser would render their inline content as the page's",
+    });
   });
 
   it("accepts every bound at its limit", async () => {

@@ -17,7 +17,7 @@ import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import { createRecordVerifiers } from "../../api/platform/services/record-verifiers";
 import { observeReorgReconciler } from "../../api/http/metrics";
-import { listFeedbackOnPods } from "../../api/platform/repositories/datasets";
+import { listFeedbackOnPods, listVoteFeedbackOnPods } from "../../api/platform/repositories/datasets";
 import { createReorgReconciler, listReorgedRecords, reconcileOnce, reconcilerStats } from "../../api/reorgs/reconciler";
 import { roleAccount } from "../../devnet/accounts";
 import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, type Agent, type Ref } from "./agents-harness";
@@ -164,7 +164,9 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     });
     expect(agentPod.status).toBe(201);
     const agentVote = await h().write(agent.account, "PodManager", "vote", [backed.tokenId, CORE(3), true]);
-    const agentVoted = await agent.request(`${BASE}/agents/${agent.id}/pods/${backed.id}/votes`, { body: { txHash: agentVote.transactionHash } });
+    const agentVoted = await agent.request(`${BASE}/agents/${agent.id}/pods/${backed.id}/votes`, {
+      body: { txHash: agentVote.transactionHash, feedback: "Sent with the agent's vote" },
+    });
     expect(agentVoted.status).toBe(200);
     const payment = await h().write(agent.account, "SubnetManager", "accessSubnetWithCOREFee", [research.tokenId, agent.walletAddress]);
     expect((await agent.request(ordersPath(research), { body: { txHash: payment.transactionHash } })).status).toBe(201);
@@ -178,6 +180,7 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     // vic's feedback on the vote it made (indexed now)
     expect((await feedbackOf(vic, backed, epoch, 5, await p.read<bigint>("VeCore", "votingPowerOf", [voter2.address]))).status).toBe(201);
     expect((await listFeedbackOnPods(h().store.db, [backed.tokenId], 100)).map((row) => row.voter)).toEqual([voter2.address.toLowerCase()]);
+    expect((await listVoteFeedbackOnPods(h().store.db, [backed.tokenId], 100)).map((row) => row.feedback)).toEqual(["Sent with the agent's vote"]);
     expect((await json(await get(`/public/pods/${tokenN}`))).data.pod).toMatchObject({ id: tessPod, creator: { username: "Tess" } });
     expect((await json(await get(`/public/subnets/${tokenM}`))).data.subnet).toMatchObject({ id: bobSubnet, subnetName: "Bob's datanet" });
     // a pass checks every branch-A record again and undoes nothing
@@ -241,6 +244,8 @@ describe("the issue's scenario: branch A's records, then a longer branch B", () 
     expect((await json(phantom)).error).toMatch(/No up-vote of the caller's wallet/);
     // the feedback stored on branch A rests on a vote the chain no longer has: the dataset leaves it out
     expect(await listFeedbackOnPods(h().store.db, [backed.tokenId], 100)).toEqual([]);
+    // the feedback an agent sent with its vote went with the vote's row
+    expect(await listVoteFeedbackOnPods(h().store.db, [backed.tokenId], 100)).toEqual([]);
     expect((await json(await agent.request(orderListPath(research)))).data.orders).toEqual([]);
     expect((await agent.request(`${BASE}/agents/${agent.id}/subnets/${research.id}/datasets`)).status).toBe(403);
     const db = h().store.db;

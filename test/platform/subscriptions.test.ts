@@ -41,6 +41,12 @@ beforeAll(async () => {
   }
   await h().write(curatorA, "SubnetManager", "setAccessFeePrimaryToken", [research.tokenId, parseEther("2")]);
   agent = await registerAgent(h(), { name: "Buyer bot", description: "Buys datasets" }, { funded: true });
+  // bound to its own generated wallet by signature, so a payment of any other sender is refused
+  const proof = await walletProof(h(), agent.account, agent.id);
+  const bound = await agent.request(`${BASE}/agents/${agent.id}/wallet`, {
+    body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+  });
+  expect(bound.status).toBe(200);
   await h().caughtUp();
   await eventually(async () => {
     const response = await h().request(packagesPath(other.id));
@@ -155,7 +161,7 @@ describe("orders", () => {
     ]);
   });
 
-  it("verifies a CREATED order against the wallet that paid, even after the agent binds another wallet", async () => {
+  it("verifies a CREATED order against the wallet that paid, even after the agent binds another wallet; its generated wallet still pays", async () => {
     const strict = appWithAgentsConfig(h(), { orderMinConfirmations: 3 });
     const mover = await registerAgent(h(), { name: "Mover", description: "Moves to the user's wallet" }, { funded: true });
     const headers = { Authorization: `Bearer ${mover.credential}` };
@@ -171,10 +177,14 @@ describe("orders", () => {
     expect(orders).toEqual([
       { id: (await json(created)).data.orderId, package: { id: "monthly", subscriptionDays: 30 }, status: "VERIFIED", expiresAt: expect.any(String) },
     ]);
-    // payments of its old server wallet are no longer the agent's
+    // payments of its own generated wallet are still the agent's, beside the bound wallet's
     const late = await mover.request(ordersPath(mover.id, research.id), { body: { txHash: await pay(mover) } });
-    expect(late.status).toBe(400);
-    expect((await json(late)).error).toMatch(/not sent by the caller/);
+    expect(late.status).toBe(201);
+    // a third wallet's payment is not
+    const stranger = await h().write(curatorA, "SubnetManager", "accessSubnetWithCOREFee", [research.tokenId, mover.account.address]);
+    const refused = await mover.request(ordersPath(mover.id, research.id), { body: { txHash: stranger.transactionHash } });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).error).toMatch(/not sent by the caller/);
   });
 
   describe("rejects a txHash that does not prove the payment (400)", () => {

@@ -38,11 +38,17 @@ export const agents = offchain.table(
     thumbnailUrl: text("thumbnail_url"),
     isOrchestrator: boolean("is_orchestrator").notNull().default(false),
     /**
-     * The wallet the agent acts for: bound with the wallet's signature over a server nonce, or a
-     * wallet the server generated on request (its key is returned once and never stored). Null
-     * until one is bound. One wallet may back several agents, each bound with its own signature.
+     * The wallet the agent acts for: bound with the wallet's signature over a server nonce, or the
+     * sender of the first transaction the agent records. Null until one is bound. One wallet may
+     * back several agents, each bound with its own signature.
      */
     walletAddress: text("wallet_address"),
+    /**
+     * The wallet generated for the agent at registration (its key is answered once and never
+     * stored); its transactions count as the agent's beside the bound wallet's. Null when the
+     * caller opted out (`createWallet: false`, or a proven wallet of their own).
+     */
+    ownWalletAddress: text("own_wallet_address"),
     /** When the current wallet was bound (null without a wallet). */
     walletBoundAt: timestamp("wallet_bound_at", { withTimezone: true }),
     /** sha-256 hex of the bearer credential; the credential itself is never stored. */
@@ -52,8 +58,10 @@ export const agents = offchain.table(
   },
   (t) => [
     check("agents_wallet_address_lower_case", lowerCase(t.walletAddress)),
+    check("agents_own_wallet_address_lower_case", lowerCase(t.ownWalletAddress)),
     check("agents_wallet_bound_at", sql`(${t.walletAddress} is null) = (${t.walletBoundAt} is null)`),
     index("agents_wallet_address_idx").on(t.walletAddress),
+    index("agents_own_wallet_address_idx").on(t.ownWalletAddress),
   ],
 );
 
@@ -220,6 +228,11 @@ export const votesReported = offchain.table(
     upVote: boolean("up_vote").notNull(),
     txHash: text("tx_hash").notNull().unique(),
     logIndex: integer("log_index").notNull(),
+    /**
+     * Written feedback sent with this vote (agent votes, ≤ 2,000 characters); it lives and dies
+     * with the row, so a reorg that undoes the vote removes it too.
+     */
+    feedback: text("feedback"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -15,8 +15,10 @@ const CREDENTIAL_PATTERN = /^agt_[A-Za-z0-9_-]{43}$/;
 export type AuthenticatedAgent = {
   id: string;
   name: string;
-  /** The wallet the agent acts for (lower case); null until one is bound. */
+  /** The wallet bound to the agent (lower case); null until one is bound. */
   walletAddress: `0x${string}` | null;
+  /** The wallet generated for the agent at registration (lower case); null when it opted out. */
+  ownWalletAddress: `0x${string}` | null;
   isOrchestrator: boolean;
 };
 
@@ -43,6 +45,7 @@ export async function authenticateAgent(
       id: agents.id,
       name: agents.name,
       walletAddress: agents.walletAddress,
+      ownWalletAddress: agents.ownWalletAddress,
       isOrchestrator: agents.isOrchestrator,
     })
     .from(agents)
@@ -50,5 +53,12 @@ export async function authenticateAgent(
     .limit(1);
   if (!row) throw unauthorized();
   if (ownPath && c.req.param("agentId") !== row.id) throw forbiddenAgent();
-  return { principal: { ...row, walletAddress: row.walletAddress as `0x${string}` | null }, identity: { kind: "agent", id: row.id } };
+  return {
+    principal: {
+      ...row,
+      walletAddress: row.walletAddress as `0x${string}` | null,
+      ownWalletAddress: row.ownWalletAddress as `0x${string}` | null,
+    },
+    identity: { kind: "agent", id: row.id },
+  };
 }

@@ -2,7 +2,7 @@
  * SQL of the agent resource (agents; their wallet bindings and the nonces those are signed over;
  * agent pods' archive flag; public datanet summaries).
  */
-import { and, asc, eq, gt, isNotNull, isNull, lt, ne } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { agents, agentWalletNonces, podDrafts, subnetDrafts } from "../../db/offchain";
@@ -49,12 +49,12 @@ export async function adoptAgentWallet(db: Executor, id: string, wallet: string,
   return rows.length === 1;
 }
 
-/** Whether an agent other than `agentId` acts for `wallet` (lower case). */
+/** Whether an agent other than `agentId` acts for `wallet` (lower case), bound or generated for it. */
 export async function walletBoundToAnotherAgent(db: Executor, wallet: string, agentId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: agents.id })
     .from(agents)
-    .where(and(eq(agents.walletAddress, wallet), ne(agents.id, agentId)))
+    .where(and(or(eq(agents.walletAddress, wallet), eq(agents.ownWalletAddress, wallet)), ne(agents.id, agentId)))
     .limit(1);
   return row !== undefined;
 }

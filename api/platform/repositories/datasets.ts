@@ -1,8 +1,8 @@
 /** SQL of the dataset download (indexed votes and stored feedback of a datanet's pods). */
-import { and, desc, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { feedback, users } from "../../db/offchain";
+import { feedback, users, votesReported } from "../../db/offchain";
 
 /**
  * The pods' token ids as one array parameter: `unnest` of it drives every query below, one
@@ -88,6 +88,27 @@ export async function listFeedbackOnPods(db: OffchainDb, podTokenIds: bigint[], 
     .from(feedback)
     .where(and(inArray(feedback.podTokenId, podTokenIds.map(String)), backedByIndexedVote))
     .orderBy(desc(feedback.createdAt), desc(feedback.id))
+    .limit(limit);
+}
+
+/**
+ * The most recent `limit` feedback entries sent with agents' votes on the pods, newest first; only
+ * those whose vote the indexer still has (the row itself goes when a reorg undoes the vote).
+ */
+export async function listVoteFeedbackOnPods(db: OffchainDb, podTokenIds: bigint[], limit: number) {
+  if (podTokenIds.length === 0) return [];
+  const backedByIndexedVote = sql`EXISTS (SELECT 1 FROM ${chain.vote} WHERE ${chain.vote.id} = ${votesReported.voteId})`;
+  return db
+    .select()
+    .from(votesReported)
+    .where(
+      and(
+        inArray(votesReported.podTokenId, podTokenIds.map(String)),
+        isNotNull(votesReported.feedback),
+        backedByIndexedVote,
+      ),
+    )
+    .orderBy(desc(votesReported.createdAt), desc(votesReported.id))
     .limit(limit);
 }
 

@@ -17,17 +17,60 @@ export const NO_NUL = { message: "must not contain NUL characters" };
 /** A trimmed string of `min` to `max` characters, without NUL characters. */
 export const text = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoNul, NO_NUL);
 
-/** An absolute http(s) URL. */
-export const HttpUrlSchema = z
-  .url({ protocol: /^https?$/ })
+/** `scheme:rest` (RFC 3986 §3.1 scheme), with no whitespace, control characters, quotes or angle brackets. */
+const ABSOLUTE_URI = /^([A-Za-z][A-Za-z0-9+.-]*):([^\s"<>\\^`{|}]+)$/;
+
+const hasControlCharacter = (value: string) =>
+  [...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+
+/**
+ * Schemes a browser executes or renders inline when it shows or follows a link: refused in every
+ * URI field, since each of them ends up as a link or an image on a page.
+ */
+const REFUSED_SCHEMES: Record<string, string> = {
+  javascript: "javascript: URIs are refused: a browser would run them as script",
+  vbscript: "vbscript: URIs are refused: a browser would run them as script",
+  data: "data: URIs are refused: a browser would render their inline content as the page's",
+};
+
+/** Why `value` is not an accepted URI, or null when it is. */
+function uriProblem(value: string): string | null {
+  const match = hasControlCharacter(value) ? null : ABSOLUTE_URI.exec(value);
+  if (!match) return "must be an absolute URI (scheme:..., e.g. https://..., ipfs://..., ar://...)";
+  const scheme = match[1]!.toLowerCase();
+  const refused = REFUSED_SCHEMES[scheme];
+  if (refused) return refused;
+  const rest = match[2]!;
+  if (rest.startsWith("//") && rest.length === 2) return "must name something after the scheme";
+  if (
+    (scheme === "http" || scheme === "https") &&
+    !(rest.startsWith("//") && URL.canParse(value) && new URL(value).hostname !== "")
+  ) {
+    return "must be a valid http(s) URL with a host";
+  }
+  return null;
+}
+
+/**
+ * An absolute URI (the spec's `uri` format): http(s) URLs, and any other scheme such as `ipfs://`
+ * or `ar://` (content addresses the live clients publish). The server stores it as given and never
+ * fetches it. `javascript:`, `vbscript:` and `data:` are refused with the reason.
+ */
+export const UriSchema = z
+  .string()
   .max(MAX_URL_LENGTH)
   .refine(hasNoNul, NO_NUL)
+  .superRefine((value, ctx) => {
+    if (!hasNoNul(value)) return;
+    const problem = uriProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
   .openapi({ format: "uri", example: "https://example.com/article" });
 
-/** An optional http(s) URL; `""` means absent (the live clients send empty strings for unset URLs). */
-export const OptionalHttpUrlSchema = z.preprocess((value) => (value === "" ? undefined : value), HttpUrlSchema.nullish());
+/** An optional absolute URI; `""` means absent (the live clients send empty strings for unset URLs). */
+export const OptionalUriSchema = z.preprocess((value) => (value === "" ? undefined : value), UriSchema.nullish());
 
-const optionalUrl = OptionalHttpUrlSchema;
+const optionalUrl = OptionalUriSchema;
 
 /** A 0x-prefixed 32-byte transaction hash, lower-cased. */
 export const TxHashSchema = z
@@ -60,7 +103,7 @@ export const PodDraftBodySchema = z
     subnetId: text(1, 100)
       .openapi({ description: "The target datanet: its id (uuid) or its on-chain tokenId" }),
     podName: text(3, 50),
-    url: HttpUrlSchema.openapi({ description: "Canonical content URL" }),
+    url: UriSchema.openapi({ description: "Canonical content URI (https://, ipfs://, ar://, ...; never fetched)" }),
     platform: text(2, 50),
     category: text(2, 50),
     podDescription: text(10, 200),

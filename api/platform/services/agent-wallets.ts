@@ -10,8 +10,10 @@
  * the wallet's holder can add an agent to it (the platform has no other notion of "the same user").
  * Each transaction still backs one record only (`verified_transactions`).
  *
- * An agent registered without a wallet (as the live clients do) is bound to the sender of the
- * first transaction it records, if no other agent acts for that wallet (`agentWalletFor`).
+ * An agent also has the wallet generated for it at registration (unless it opted out); a live
+ * client that registers with a name only and then records what the user's own key sent is bound
+ * to the sender of the first such transaction, if no other agent acts for that wallet
+ * (`agentWalletFor`).
  */
 import { randomUUID } from "node:crypto";
 import { getAddress, type Address, type Hash, type PublicClient, type TransactionReceipt } from "viem";
@@ -169,39 +171,44 @@ export type AgentWallet = {
 };
 
 /**
- * The wallet whose transaction `txHash` the agent records. An agent with a wallet: that wallet.
- * An agent without one (the live clients register with a name only, then record what the user's
- * own key sent) takes the transaction's sender, unless another agent acts for that wallet: adding
- * an agent to a bound wallet needs the wallet's signature (POST /agents/{agentId}/wallet). The
- * sender is adopted as the agent's wallet in the record's own transaction (`alongside`), and the
- * receipt fetched to learn it serves the verification too (`receipt`).
+ * The wallet whose transaction `txHash` the agent records: the wallet generated for it at
+ * registration or the wallet bound to it, whichever sent the transaction. An agent with a bound
+ * wallet and no generated one: the bound wallet, no receipt needed. Otherwise the transaction's
+ * sender is learnt from its receipt (handed on, so the verification asks the RPC no second time).
+ * An agent with no bound wallet (the live clients register with a name only, then record what the
+ * user's own key sent) is bound to a sender that is not its generated wallet, unless another agent
+ * acts for that wallet: adding an agent to a bound wallet needs the wallet's signature (POST
+ * /agents/{agentId}/wallet). The sender is adopted in the record's own transaction (`alongside`).
  */
 export async function agentWalletFor(
   db: OffchainDb,
   context: PlatformContext,
-  agent: Pick<AuthenticatedAgent, "id" | "walletAddress">,
+  agent: Pick<AuthenticatedAgent, "id" | "walletAddress" | "ownWalletAddress">,
   txHash: Hash,
   now = new Date(),
 ): Promise<AgentWallet> {
-  if (agent.walletAddress) return { wallet: agent.walletAddress };
+  if (agent.walletAddress && !agent.ownWalletAddress) return { wallet: agent.walletAddress };
   let receipt: TransactionReceipt;
   try {
     receipt = await transactionReceipt(context.chain().client, txHash);
   } catch (error) {
     throw chainErrorToHttp(error);
   }
-  const wallet = receipt.from.toLowerCase() as Address;
-  if (await walletBoundToAnotherAgent(db, wallet, agent.id)) {
+  const sender = receipt.from.toLowerCase() as Address;
+  if (sender === agent.ownWalletAddress || sender === agent.walletAddress) return { wallet: sender, receipt };
+  // a bound wallet is replaced only with its signature: the verification refuses this sender
+  if (agent.walletAddress) return { wallet: agent.walletAddress, receipt };
+  if (await walletBoundToAnotherAgent(db, sender, agent.id)) {
     throw badRequest(
       `The transaction's sender acts for another agent; bind it to this one with its signature: POST /agents/${agent.id}/wallet`,
     );
   }
   return {
-    wallet,
+    wallet: sender,
     receipt,
     alongside: async (executor) => {
       // a concurrent first record of the same agent may have bound it already: the first one wins
-      await adoptAgentWallet(executor, agent.id, wallet, now);
+      await adoptAgentWallet(executor, agent.id, sender, now);
     },
   };
 }

@@ -25,21 +25,23 @@ export type RegisterAgentInput = AgentProfileInput & {
   walletAddress?: string;
   nonce?: string;
   signature?: string;
-  /** No wallet of the user's: the server generates one and returns its key once. */
+  /** Default true without a proven wallet: the server generates a new wallet and returns its key once; false opts out. */
   createWallet?: boolean;
 };
 
 /**
- * Creates the agent. Its wallet is the proven `walletAddress` (the nonce is consumed with the
- * insert), or with `createWallet` a freshly generated one whose private key is returned here once
- * and never stored, or none (bind one later with POST /agents/{agentId}/wallet). The credential is
- * stored as its sha-256 only and returned once.
+ * Creates the agent (spec §4.5 rule 2: a new id, credential and wallet on every call). Its wallet
+ * is a newly generated one whose private key is returned here once and never stored (the default),
+ * or the proven `walletAddress` (the nonce is consumed with the insert), or none with
+ * `createWallet: false` (bound later by signature or by its first recorded transaction). The
+ * credential is stored as its sha-256 only and returned once.
  */
 export async function registerAgent(db: OffchainDb, context: PlatformContext, input: RegisterAgentInput) {
   const now = new Date();
   let proof: VerifiedWalletProof | undefined;
   let privateKey: `0x${string}` | undefined;
   let walletAddress: string | null = null;
+  let ownWalletAddress: string | null = null;
   if (input.walletAddress !== undefined) {
     proof = await verifyWalletProof(
       db,
@@ -48,9 +50,9 @@ export async function registerAgent(db: OffchainDb, context: PlatformContext, in
       { agentId: null, now },
     );
     walletAddress = proof.wallet;
-  } else if (input.createWallet) {
+  } else if (input.createWallet !== false) {
     privateKey = generatePrivateKey();
-    walletAddress = privateKeyToAccount(privateKey).address.toLowerCase();
+    ownWalletAddress = privateKeyToAccount(privateKey).address.toLowerCase();
   }
   const credential = generateAgentCredential();
   const row = await db.transaction(async (executor) => {
@@ -62,6 +64,7 @@ export async function registerAgent(db: OffchainDb, context: PlatformContext, in
       isOrchestrator: input.isOrchestrator ?? false,
       walletAddress,
       walletBoundAt: walletAddress ? now : null,
+      ownWalletAddress,
       credentialHash: sha256Hex(credential),
     });
   });
@@ -69,9 +72,10 @@ export async function registerAgent(db: OffchainDb, context: PlatformContext, in
     id: row.id,
     apiKey: credential,
     accessToken: credential,
-    walletAddress: row.walletAddress,
+    walletAddress: row.ownWalletAddress ?? row.walletAddress,
     ...(privateKey ? { privateKey } : {}),
     isOrchestrator: row.isOrchestrator,
+    isOrquestra: row.isOrchestrator,
     name: row.name,
     description: row.description,
     thumbnailURL: row.thumbnailUrl,

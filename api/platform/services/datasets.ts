@@ -7,7 +7,12 @@
 import { toTokenNumber } from "../../../chain/units";
 import type { OffchainDb } from "../../db/client";
 import { presentPublicPod } from "../presenters/pod";
-import { listFeedbackOnPods, listVotesOnPods, voterAggregatesOnPods } from "../repositories/datasets";
+import {
+  listFeedbackOnPods,
+  listVoteFeedbackOnPods,
+  listVotesOnPods,
+  voterAggregatesOnPods,
+} from "../repositories/datasets";
 import { listPublicPods } from "../repositories/pods";
 import { computeEvof } from "./evof";
 import { walletUserId } from "./votes";
@@ -16,9 +21,10 @@ export async function buildDataset(db: OffchainDb, { subnetTokenId, limit }: { s
   const { rows: podRows } = await listPublicPods(db, { offset: 0, limit, subnetTokenId });
   const draftIdOf = new Map(podRows.map((row) => [BigInt(row.tokenId!), row.id]));
   const tokenIds = [...draftIdOf.keys()];
-  const [voteRows, feedbackRows, aggregates] = await Promise.all([
+  const [voteRows, feedbackRows, voteFeedbackRows, aggregates] = await Promise.all([
     listVotesOnPods(db, tokenIds, limit),
     listFeedbackOnPods(db, tokenIds, limit),
+    listVoteFeedbackOnPods(db, tokenIds, limit),
     voterAggregatesOnPods(db, tokenIds, limit),
   ]);
 
@@ -37,17 +43,31 @@ export async function buildDataset(db: OffchainDb, { subnetTokenId, limit }: { s
     createdAt: new Date(Number(row.timestamp) * 1000).toISOString(),
   }));
 
-  const feedback = feedbackRows.map((row) => ({
+  // a user's feedback goes with their votes on the pod in the epoch (no one vote: voteId null); an
+  // agent's with the one vote it was sent with
+  const entries = [
+    ...feedbackRows.map((row) => ({ row, userId: row.userId, voteId: null, agentId: null, text: row.feedback })),
+    ...voteFeedbackRows.map((row) => ({
+      row,
+      userId: row.userId ?? walletUserId(row.voter),
+      voteId: row.voteId,
+      agentId: row.agentId,
+      text: row.feedback!,
+    })),
+  ].sort((a, b) => b.row.createdAt.getTime() - a.row.createdAt.getTime() || (a.row.id < b.row.id ? 1 : -1));
+  const feedback = entries.slice(0, limit).map(({ row, userId, voteId, agentId, text }) => ({
     id: row.id,
     podId: row.podId,
     tokenId: Number(row.podTokenId),
-    userId: row.userId,
+    userId,
     voter: row.voter,
     epoch: row.epoch,
     upVote: row.upVote,
     votes: toTokenNumber(BigInt(row.votes)),
     votingPower: toTokenNumber(BigInt(row.votingPower)),
-    feedback: row.feedback,
+    feedback: text,
+    voteId,
+    agentId,
     createdAt: row.createdAt.toISOString(),
   }));
 

@@ -99,12 +99,15 @@ export async function verifyPackagePayment(
   } catch {
     call = undefined;
   }
+  // accessSubnetWithREPPOFee is the same function under the live clients' name
   if (
-    call?.functionName !== "accessSubnetWithCOREFee" ||
+    (call?.functionName !== "accessSubnetWithCOREFee" && call?.functionName !== "accessSubnetWithREPPOFee") ||
     call.args[0] !== subnetTokenId ||
     !isAddressEqual(call.args[1], wallet)
   ) {
-    throw new TxVerificationError("Transaction is not accessSubnetWithCOREFee for this datanet and the agent's wallet");
+    throw new TxVerificationError(
+      "Transaction is not accessSubnetWithCOREFee (or accessSubnetWithREPPOFee) for this datanet and the agent's wallet",
+    );
   }
   const fee = await chainCall(() =>
     client.readContract({
@@ -154,7 +157,7 @@ export async function createOrder(
     txHash,
     now = new Date(),
   }: {
-    agent: { id: string; walletAddress: Address | null };
+    agent: { id: string; walletAddress: Address | null; ownWalletAddress: Address | null };
     subnet: { id: string; tokenId: bigint };
     pkg: SubscriptionPackageConfig;
     txHash: Hash;

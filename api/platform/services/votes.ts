@@ -91,7 +91,7 @@ export async function verifyVoteTransaction(
 export async function recordReportedVote(
   db: OffchainDb,
   vote: VerifiedVote,
-  by: { userId?: string; agentId?: string; podKey: string },
+  by: { userId?: string; agentId?: string; podKey: string; /** Sent with an agent's vote; stored on its row. */ feedback?: string },
   alongside?: Alongside,
 ): Promise<string> {
   if (vote.epoch > 2_147_483_647n) throw badRequest("epoch out of range");
@@ -110,6 +110,7 @@ export async function recordReportedVote(
       upVote: vote.upVote,
       txHash: vote.txHash,
       logIndex: vote.logIndex,
+      feedback: by.feedback ?? null,
     }),
   );
   return vote.voteId;

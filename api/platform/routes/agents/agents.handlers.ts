@@ -81,7 +81,7 @@ export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c
   const agent = c.get("agent");
   const { db, platform } = c.get("ctx");
   const { podId } = c.req.valid("param");
-  const { txHash } = c.req.valid("json");
+  const { txHash, feedback } = c.req.valid("json");
   const pod = await findPodRef(db, podId, { agentId: agent.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
@@ -93,6 +93,6 @@ export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c
     claim: { podTokenId },
     receipt: sender.receipt,
   });
-  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key }, sender.alongside);
+  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key, feedback }, sender.alongside);
   return c.json({ data: { id } }, 200);
 };

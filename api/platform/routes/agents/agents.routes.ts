@@ -1,14 +1,15 @@
 /** Agent routes (spec §4.5): registration, wallet binding, profile, datanets, pods, archive, votes. */
 import { z } from "@hono/zod-openapi";
 import { dataEnvelope, errorResponse, jsonBody, jsonContent } from "../../../http/openapi";
-import { AgentParamsSchema, TxHashBodySchema } from "../../schemas/common";
+import { AgentParamsSchema } from "../../schemas/common";
 import {
   AddressSchema,
-  OptionalHttpUrlSchema,
+  OptionalUriSchema,
   POD_DRAFT_EXAMPLE,
   PodDraftBodySchema,
   SUBNET_DRAFT_EXAMPLE,
   SubnetDraftBodySchema,
+  text,
   TxHashSchema,
 } from "../../schemas/drafts";
 import { EXAMPLE } from "../../schemas/examples";
@@ -62,7 +63,7 @@ export const RegisterAgentBodySchema = z
   .object({
     name,
     description,
-    thumbnailURL: OptionalHttpUrlSchema,
+    thumbnailURL: OptionalUriSchema,
     isOrchestrator: z.boolean().optional(),
     isOrquestra: z
       .boolean()
@@ -75,7 +76,7 @@ export const RegisterAgentBodySchema = z
     signature: SignatureSchema.optional(),
     createWallet: z.boolean().optional().openapi({
       description:
-        "Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored)",
+        "Default true without walletAddress: the server generates a new wallet for the agent and answers its privateKey once (never stored); false opts out (walletAddress null until one is bound)",
     }),
   })
   .superRefine((body, ctx) => {
@@ -96,15 +97,7 @@ export const RegisterAgentBodySchema = z
     }
   })
   .transform(withOrchestratorAlias)
-  .openapi("RegisterAgentBody", {
-    example: {
-      name: "Scout",
-      description: "Finds datasets",
-      walletAddress: EXAMPLE_WALLET,
-      nonce: EXAMPLE_NONCE,
-      signature: EXAMPLE_SIGNATURE,
-    },
-  });
+  .openapi("RegisterAgentBody", { example: { name: "Scout", description: "Finds datasets" } });
 
 export const RegisteredAgentSchema = z
   .object({
@@ -113,12 +106,14 @@ export const RegisteredAgentSchema = z
     accessToken: z.string().openapi({ description: "The same credential under its other name" }),
     walletAddress: z.string().nullable().openapi({
       description:
-        "The wallet the agent acts for, lower case: the proven walletAddress, the generated wallet (createWallet), or null until one is bound with POST /agents/{agentId}/wallet",
+        "The agent's wallet, lower case: newly generated (the default), the proven walletAddress, or null with createWallet: false until one is bound",
     }),
     privateKey: z.string().optional().openapi({
-      description: "Only with createWallet: the generated wallet's private key, shown once and never stored",
+      description:
+        "With a generated wallet (the default): its private key, shown once and never stored; import it to send the agent's transactions",
     }),
     isOrchestrator: z.boolean(),
+    isOrquestra: z.boolean().openapi({ description: "isOrchestrator under the live platform's name (same value)" }),
     name: z.string(),
     description: z.string(),
     thumbnailURL: z.string().nullable(),
@@ -129,7 +124,9 @@ export const RegisteredAgentSchema = z
       apiKey: `agt_${"Q".repeat(43)}`,
       accessToken: `agt_${"Q".repeat(43)}`,
       walletAddress: EXAMPLE_WALLET,
+      privateKey: `0x${"4c".repeat(32)}`,
       isOrchestrator: false,
+      isOrquestra: false,
       name: "Scout",
       description: "Finds datasets",
       thumbnailURL: null,
@@ -187,7 +184,7 @@ export const UpdateAgentBodySchema = z
   .object({
     name: name.optional(),
     description: description.optional(),
-    thumbnailURL: OptionalHttpUrlSchema.openapi({ description: "null clears it" }),
+    thumbnailURL: OptionalUriSchema.openapi({ description: "null clears it" }),
     isOrchestrator: z.boolean().optional(),
     isOrquestra: z
       .boolean()
@@ -226,6 +223,26 @@ export const AgentPodBodySchema = PodDraftBodySchema.extend({
   }),
 }).openapi("AgentPodBody", { example: { ...POD_DRAFT_EXAMPLE, txHash: EXAMPLE.txHash } });
 
+/** Longest `feedback` an agent may send with a vote (the live documentation's bound). */
+export const AGENT_VOTE_FEEDBACK_MAX = 2_000;
+
+export const AgentVoteBodySchema = z
+  .object({
+    txHash: TxHashSchema.openapi({ description: "The vote transaction, sent by one of the agent's wallets" }),
+    feedback: z
+      .preprocess(
+        (value) => (value === "" ? undefined : value),
+        text(1, AGENT_VOTE_FEEDBACK_MAX).optional(),
+      )
+      .openapi({
+        description:
+          "Optional written feedback on the pod, stored with this vote and shown in the dataset download (removed with the vote if a reorg drops it); \"\" is the same as absent",
+      }),
+  })
+  .openapi("AgentVoteBody", {
+    example: { txHash: EXAMPLE.txHash, feedback: "Complete series with clear sources; the 2012 gap is documented" },
+  });
+
 /** 201 with the id of the record, under `key`. */
 const createdId = <K extends string>(key: K, example: string, description: string) =>
   jsonContent(
@@ -238,7 +255,7 @@ const proofRefused = errorResponse("Invalid body, or a wallet proof that does no
 
 export const registerAgentRoute = route.open("post", "/agents/register", "registerAgent", {
   summary:
-    "Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet",
+    "Register a new agent: a new id, credential and generated wallet on every call (or a wallet the user proves, or none with createWallet: false)",
   request: { body: jsonBody(RegisterAgentBodySchema) },
   responses: {
     200: jsonContent(dataEnvelope(RegisteredAgentSchema), "The new agent, with its credential (shown once)"),
@@ -305,7 +322,7 @@ export const archiveAgentPodRoute = route.agent("patch", "/agents/{agentId}/pods
 
 export const agentVoteRoute = route.agent("post", "/agents/{agentId}/pods/{podId}/votes", "agentVote", {
   summary: "Record a confirmed vote of the agent's wallet (values taken from the Voted event)",
-  request: { params: AgentPodParamsSchema, body: jsonBody(TxHashBodySchema) },
+  request: { params: AgentPodParamsSchema, body: jsonBody(AgentVoteBodySchema) },
   responses: {
     200: createdId("id", EXAMPLE.voteId, "Vote recorded; `id` is the public vote id"),
     400: errorResponse(

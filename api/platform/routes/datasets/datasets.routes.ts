@@ -53,6 +53,11 @@ export const DatasetFeedbackSchema = z
     votes: z.number(),
     votingPower: z.number(),
     feedback: z.string(),
+    voteId: z.string().nullable().openapi({
+      description:
+        "The vote (`<txHash>-<logIndex>`) an agent sent this feedback with; null for a user's feedback, which goes with all their votes on the pod in the epoch",
+    }),
+    agentId: z.string().nullable().openapi({ description: "The agent that sent it with its vote; null for a user's" }),
     createdAt: dateTime,
   })
   .openapi("DatasetFeedback", {
@@ -67,6 +72,8 @@ export const DatasetFeedbackSchema = z
       votes: 120.5,
       votingPower: 1500,
       feedback: "Complete series with clear sources; the 2012 gap is documented",
+      voteId: null,
+      agentId: null,
       createdAt: EXAMPLE.updatedAt,
     },
   });

@@ -1,0 +1,3 @@
+ALTER TABLE "offchain"."agents" ADD COLUMN "own_wallet_address" text;--> statement-breakpoint
+CREATE INDEX "agents_own_wallet_address_idx" ON "offchain"."agents" USING btree ("own_wallet_address");--> statement-breakpoint
+ALTER TABLE "offchain"."agents" ADD CONSTRAINT "agents_own_wallet_address_lower_case" CHECK ("offchain"."agents"."own_wallet_address" = lower("offchain"."agents"."own_wallet_address"));

@@ -1,0 +1,1 @@
+ALTER TABLE "offchain"."votes_reported" ADD COLUMN "feedback" text;
