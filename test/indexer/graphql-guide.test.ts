@@ -327,6 +327,8 @@ describe("the Platform API's GraphQL playground and forwarding route", () => {
     const initializer = bodies.get("initializer.js")!;
     expect(initializer).toContain('url: "/graphql"');
     for (const example of EXAMPLES) expect(initializer).toContain(JSON.stringify(example.query).slice(1, -1));
+    const index = (await (await fetch(`${platformUrl}/`)).json()) as Record<string, unknown>;
+    expect(index.graphqlPlayground).toBe("/graphql/playground");
     const redirect = await fetch(`${platformUrl}/graphql`, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toBe("/graphql/playground");
