@@ -126,6 +126,48 @@ const voter1 = lower(roleAccount("voter1").address);
 const curatorB = lower(roleAccount("curatorB").address);
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id);
 
+describe("docs/graphql.md: what it says of the schema is the served schema's", () => {
+  it("names query fields that exist, plural arguments, page fields and filter suffixes as introspection shows them", async () => {
+    const introspection = `{
+      __schema { queryType { fields { name args { name } } } }
+      page: __type(name: "podPage") { fields { name } }
+      pageInfo: __type(name: "PageInfo") { fields { name } }
+      podFilter: __type(name: "podFilter") { inputFields { name } }
+      voteFilter: __type(name: "voteFilter") { inputFields { name } }
+    }`;
+    const { status, body } = await graphql(`${indexer.url}/graphql`, introspection);
+    expect(status).toBe(200);
+    const fields = new Map<string, string[]>(
+      (body.data.__schema.queryType.fields as Array<{ name: string; args: Array<{ name: string }> }>).map((f) => [f.name, f.args.map((a) => a.name)]),
+    );
+    // the entities table: "`singular` / `plural`" (or "`…s`") in its first column
+    const table = GUIDE.slice(GUIDE.indexOf("### Entities and relations"), GUIDE.indexOf("## Ten example queries"));
+    const named = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap((row) => [...row[1]!.matchAll(/`([A-Za-z_]+)`(?: \/ `(…s|[A-Za-z_]+)`)?/g)]);
+    expect(named.length).toBeGreaterThan(20);
+    for (const [, singular, plural] of named) {
+      expect(fields.has(singular!), singular).toBe(true);
+      const pluralName = plural === "…s" ? `${singular}s` : plural;
+      if (pluralName) {
+        expect(fields.get(pluralName), pluralName).toEqual(["where", "orderBy", "orderDirection", "before", "after", "limit", "offset"]);
+      }
+    }
+    expect(fields.has("_meta")).toBe(true);
+    expect(body.data.page.fields.map((f: { name: string }) => f.name)).toEqual(["items", "pageInfo", "totalCount"]);
+    expect(body.data.pageInfo.fields.map((f: { name: string }) => f.name).sort()).toEqual(["endCursor", "hasNextPage", "hasPreviousPage", "startCursor"]);
+    const podFilter = new Set(body.data.podFilter.inputFields.map((f: { name: string }) => f.name));
+    for (const name of ["AND", "OR", "id_gt", "id_lte", "id_in", "id_not_in", "owner_contains", "owner_starts_with", "owner_not_ends_with", "invalidReason_contains_nocase"]) {
+      expect(podFilter.has(name), name).toBe(true);
+    }
+    expect(podFilter.has("owner_contains_nocase")).toBe(false);
+    const voteFilter = body.data.voteFilter.inputFields.map((f: { name: string }) => f.name);
+    expect(voteFilter.filter((name: string) => name.startsWith("upVote"))).toEqual(["upVote", "upVote_not", "upVote_in", "upVote_not_in"]);
+    const tooMany = await graphql(`${indexer.url}/graphql`, "{ pods(limit: 1001) { totalCount } }");
+    expect(JSON.stringify(tooMany.body.errors)).toContain("1000");
+    const intLiteral = await graphql(`${indexer.url}/graphql`, "{ pod(id: 1) { id } }");
+    expect(intLiteral.body.errors).toBeDefined();
+  });
+});
+
 describe("docs/graphql.md: the ten example queries on the seeded devnet", () => {
   it("has ten fenced graphql examples, each under its own heading", () => {
     expect(EXAMPLES).toHaveLength(10);
