@@ -13,7 +13,8 @@
  * voter2) are skipped: their mint was not sent by the owner, so only the chat server can link them.
  */
 import { localIdpKeyPair, signLocalIdpToken, IDP_COOKIE } from "../api/http/auth/idp-cookie";
-import { createPlatformClient } from "../client";
+// the sources, not the package: its built dist/ exists only after `npm run build:client`
+import { createPlatformClient } from "../client/index";
 import type { Role } from "./accounts";
 import type { SeededPod, SeededSubnet, SeedSummary } from "./seed";
 

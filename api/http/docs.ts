@@ -41,13 +41,13 @@ const INITIALIZER = `window.addEventListener("load", function () {
 });
 `;
 
-interface Asset {
+/** A static asset of a page: a file of an npm package, or the asset's own text. */
+export interface PageAsset {
   contentType: string;
-  /** A file of swagger-ui-dist, or the asset's own text. */
   source: { file: string } | { text: string };
 }
 
-const ASSETS: Record<string, Asset> = {
+const ASSETS: Record<string, PageAsset> = {
   "swagger-ui.css": { contentType: "text/css; charset=utf-8", source: { file: "swagger-ui.css" } },
   "index.css": { contentType: "text/css; charset=utf-8", source: { file: "index.css" } },
   "swagger-ui-bundle.js": { contentType: "text/javascript; charset=utf-8", source: { file: "swagger-ui-bundle.js" } },
@@ -56,7 +56,7 @@ const ASSETS: Record<string, Asset> = {
   "initializer.js": { contentType: "text/javascript; charset=utf-8", source: { text: INITIALIZER } },
 };
 
-/** Read (and gzipped) once per process, on first use; every surface shares them. */
+/** Read (and gzipped) once per process, on first use, by URL path; every surface shares them. */
 const loaded = new Map<string, Promise<LoadedAsset>>();
 
 interface LoadedAsset {
@@ -64,18 +64,44 @@ interface LoadedAsset {
   gzip: Uint8Array<ArrayBuffer>;
 }
 
-function load(name: string, asset: Asset): Promise<LoadedAsset> {
-  let entry = loaded.get(name);
+function load(key: string, asset: PageAsset, resolveFile: (file: string) => string): Promise<LoadedAsset> {
+  let entry = loaded.get(key);
   if (!entry) {
-    const read =
-      "file" in asset.source
-        ? readFile(path.join(DIST_DIR, asset.source.file))
-        : Promise.resolve(Buffer.from(asset.source.text));
+    const read = "file" in asset.source ? readFile(resolveFile(asset.source.file)) : Promise.resolve(Buffer.from(asset.source.text));
     entry = read.then((raw) => ({ raw: new Uint8Array(raw), gzip: new Uint8Array(gzipSync(raw)) }));
-    entry.catch(() => loaded.delete(name));
-    loaded.set(name, entry);
+    entry.catch(() => loaded.delete(key));
+    loaded.set(key, entry);
   }
   return entry;
+}
+
+/** Paths below which a page's static assets are served (logged at debug level only: one page view fetches several). */
+const ASSET_PREFIXES: string[] = [];
+
+/**
+ * Serves `assets` at `${base}/<name>`, gzip-encoded for clients that accept it, cacheable for a
+ * year: `base` carries the package version, so a new version has new URLs.
+ */
+export function mountPageAssets<E extends AppEnv>(
+  app: OpenAPIHono<E>,
+  base: string,
+  assets: Record<string, PageAsset>,
+  resolveFile: (file: string) => string,
+): void {
+  if (!ASSET_PREFIXES.includes(`${base}/`)) ASSET_PREFIXES.push(`${base}/`);
+  for (const [name, asset] of Object.entries(assets)) {
+    const urlPath = `${base}/${name}`;
+    app.get(urlPath, async (c: Context) => {
+      const { raw, gzip } = await load(urlPath, asset, resolveFile);
+      const gzipped = asset.contentType.startsWith("text/") && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+      c.header("Content-Type", asset.contentType);
+      c.header("Cache-Control", ASSET_CACHE_CONTROL);
+      c.header("X-Content-Type-Options", "nosniff");
+      c.header("Vary", "Accept-Encoding");
+      if (gzipped) c.header("Content-Encoding", "gzip");
+      return c.body(gzipped ? gzip : raw);
+    });
+  }
 }
 
 const CONTENT_SECURITY_POLICY = [
@@ -145,11 +171,9 @@ export function isDocsPath(requestPath: string): boolean {
   return requestPath === DOCS_PATH || requestPath.startsWith(`${DOCS_PATH}/`) || DOCS_ALIASES.includes(requestPath);
 }
 
-const DOCS_ASSETS_PREFIX = `${DOCS_PATH}/assets/`;
-
-/** The page's static assets, logged at debug level only (one page view fetches several). */
+/** A static asset of the reference page or another page served from a package (the GraphQL playground). */
 export function isDocsAssetPath(requestPath: string): boolean {
-  return requestPath.startsWith(DOCS_ASSETS_PREFIX);
+  return ASSET_PREFIXES.some((prefix) => requestPath.startsWith(prefix));
 }
 
 /**
@@ -184,16 +208,5 @@ export function mountDocs<E extends AppEnv>(
     return c.html(html);
   });
   for (const alias of DOCS_ALIASES) app.get(alias, (c) => c.redirect(DOCS_PATH, 302));
-  for (const [name, asset] of Object.entries(ASSETS)) {
-    app.get(`${ASSET_BASE}/${name}`, async (c: Context) => {
-      const { raw, gzip } = await load(name, asset);
-      const gzipped = asset.contentType.startsWith("text/") && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
-      c.header("Content-Type", asset.contentType);
-      c.header("Cache-Control", ASSET_CACHE_CONTROL);
-      c.header("X-Content-Type-Options", "nosniff");
-      c.header("Vary", "Accept-Encoding");
-      if (gzipped) c.header("Content-Encoding", "gzip");
-      return c.body(gzipped ? gzip : raw);
-    });
-  }
+  mountPageAssets(app, ASSET_BASE, ASSETS, (file) => path.join(DIST_DIR, file));
 }

@@ -38,6 +38,8 @@ export interface SurfaceReference {
   /** The guides this surface links first, by file name (others present follow). */
   guides: string[];
   signIn?: DocsSignIn;
+  /** More pages of the surface, by key: listed in `/` and in the document's links (e.g. the GraphQL playground). */
+  links?: Record<string, { path: string; title: string }>;
 }
 
 const LINK_TITLES: Record<string, string> = {
@@ -54,10 +56,13 @@ export function mountReference<E extends AppEnv>(app: OpenAPIHono<E>, reference:
   const guides = loadGuides();
   const linked = [...reference.guides.filter((name) => guides.has(name)), ...[...guides.keys()].filter((n) => !reference.guides.includes(n))];
   const guideLinks = linked.map((name) => `[${LINK_TITLES[name] ?? name}](${GUIDES_PATH}/${name})`).join(" · ");
+  const extraLinks = Object.values(reference.links ?? {})
+    .map(({ path: linkPath, title }) => `[${title}](${linkPath})`)
+    .join(" · ");
   const description = `${reference.description.trim()}
 
 ## Links
-${guideLinks ? `- Guides: ${guideLinks}\n` : ""}- [OpenAPI document](/openapi.json) · [health](/health) · [readiness](/ready) · [metrics](/metrics)
+${guideLinks ? `- Guides: ${guideLinks}\n` : ""}${extraLinks ? `- ${extraLinks}\n` : ""}- [OpenAPI document](/openapi.json) · [health](/health) · [readiness](/ready) · [metrics](/metrics)
 `;
   mountOpenApi(app, { title: reference.title, version: reference.version ?? "1.0.0", description });
   mountDocs(app, { title: reference.title, signIn: reference.signIn });
@@ -78,6 +83,7 @@ ${guideLinks ? `- Guides: ${guideLinks}\n` : ""}- [OpenAPI document](/openapi.js
       health: "/health",
       ready: "/ready",
       metrics: "/metrics",
+      ...Object.fromEntries(Object.entries(reference.links ?? {}).map(([key, { path: linkPath }]) => [key, linkPath])),
       guides: Object.fromEntries(linked.map((name) => [name.replace(/\.md$/, ""), `${GUIDES_PATH}/${name}`])),
     }),
   );

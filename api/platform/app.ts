@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { mountGraphqlPlayground } from "../http/graphql-playground";
 import { mountReference } from "../http/reference";
 import { PLATFORM_REFERENCE } from "./reference";
 import { BatchedRateLimiter } from "../http/batched-rate-limiter";
@@ -88,5 +89,6 @@ export function createPlatformApp(deps: PlatformDeps) {
   // Resolve the stats keys now, so that a key generated for the local setup is announced at start.
   ctx.platform.statsApiKeys();
   mountReference(app, { ...PLATFORM_REFERENCE, signIn: ctx.platform.docsSignIn() });
+  mountGraphqlPlayground(app, { ponderUrl: deps.config.ponderUrl, rateLimit: ctx.identityRateLimit });
   return Object.assign(app, { close: () => ctx.eventFeed.close(), front: readCache && cachedReadFrontOf(ctx, readCache, logger) });
 }

@@ -14,7 +14,7 @@ import { createEvalApp } from "../../api/eval/app";
 import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
-import { createChatClient, createEvalClient, createPlatformClient } from "../../client";
+import { createChatClient, createEvalClient, createPlatformClient } from "../../client/index";
 import { generateClientTypes } from "../../scripts/lib/client-types";
 import { startEvalHarness, type EvalHarness } from "../eval/support";
 

@@ -1,0 +1,160 @@
+/**
+ * The Platform API's GraphQL playground (GET /graphql/playground, api/http/graphql-playground.ts) in
+ * headless Chromium, against a seeded devnet, its indexer and the Platform API forwarding POST
+ * /graphql to it: the page renders GraphiQL with the guide's examples as tabs, runs the first one
+ * and shows the indexer's answer, and loads nothing from any other host (every such request is
+ * blocked and fails the test, as does a Content-Security-Policy violation or a script error).
+ * A screenshot goes to test-artifacts/graphql-playground.png. Run with `npm run test:browser`.
+ */
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve, type ServerType } from "@hono/node-server";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChainClient } from "../../chain/client";
+import { writeDeployment } from "../../chain/deployments";
+import type { ProtocolConfig } from "../../chain/protocol-config";
+import { loadConfig } from "../../api/config";
+import { createDb, type Database } from "../../api/db/client";
+import { runMigrations } from "../../api/db/migrate";
+import { graphqlExamples } from "../../api/http/graphql-playground";
+import { createLogger } from "../../api/http/logger";
+import { createMemoryRateLimiter } from "../../api/http/rate-limit";
+import { createPlatformApp } from "../../api/platform/app";
+import { loadPlatformConfig } from "../../api/platform/config";
+import { createPlatformContext } from "../../api/platform/context";
+import { startIndexer, type Indexer } from "../../ops/indexer";
+import { startDevnet, type Devnet } from "../support/chain";
+import { useFreshDatabase, type FreshDatabase } from "../support/database";
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+const EXAMPLES = graphqlExamples(fs.readFileSync("docs/graphql.md", "utf8"));
+
+let tempDir: string;
+let devnet: Devnet;
+let database: FreshDatabase;
+let store: Database;
+let indexer: Indexer;
+let server: ServerType;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}. The playground test needs it: install Debian's package ` +
+        "(`apt-get install chromium`) or point CHROMIUM_PATH at a Chromium or Chrome binary.",
+    );
+  }
+  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "graphql-playground-test-"));
+  [devnet, database] = await Promise.all([startDevnet({ seed: true }), useFreshDatabase()]);
+  await runMigrations(database.url);
+  const deploymentsFile = path.join(tempDir, "deployments.json");
+  writeDeployment(devnet.deployment, deploymentsFile);
+  indexer = await startIndexer({
+    databaseUrl: database.url,
+    schema: "graphql_playground_test",
+    viewsSchema: "chain",
+    rpcUrl: devnet.chain.rpcUrl,
+    deploymentsFile,
+    logLevel: "warn",
+    logFile: path.join(tempDir, "indexer.log"),
+  });
+  const config = loadConfig({ LOG_LEVEL: "silent", PONDER_VIEWS_SCHEMA: "chain", DATABASE_URL: database.url, PONDER_URL: indexer.url });
+  store = createDb(database.url, { chainSchemaName: "chain", maxConnections: 4 });
+  const protocol: ProtocolConfig = { rpcUrl: devnet.chain.rpcUrl, local: true, contracts: devnet.deployment.contracts };
+  const app = createPlatformApp({
+    config,
+    pool: store.pool,
+    db: store.db,
+    logger: createLogger("silent"),
+    rateLimiter: createMemoryRateLimiter({ points: 1_000, windowSeconds: 60, keyPrefix: "graphql-playground" }),
+    platform: createPlatformContext({
+      env: {},
+      config: loadPlatformConfig({ STATS_API_KEYS: "graphql-playground-test" }),
+      chain: { protocol, client: createChainClient(protocol) },
+    }),
+  });
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  await indexer.waitUntilReady(120_000);
+  await indexer.waitForBlock(await devnet.protocol.publicClient.getBlockNumber({ cacheTime: 0 }), 60_000);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await indexer?.stop().catch(() => undefined);
+  await store?.pool.end().catch(() => undefined);
+  await devnet?.chain.stop().catch(() => undefined);
+  await database?.drop().catch(() => undefined);
+  if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+});
+
+const isLocal = (url: string) => {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+};
+
+describe("GraphQL playground in Chromium", () => {
+  it("renders GraphiQL offline with the guide's examples and runs the first one through POST /graphql", async () => {
+    const context = await browser.newContext({ serviceWorkers: "block", viewport: { width: 1280, height: 900 } });
+    const outside: string[] = [];
+    const problems: string[] = [];
+    const forwarded: number[] = [];
+    try {
+      await context.route("**/*", (route) => {
+        const url = route.request().url();
+        if (isLocal(url)) return route.continue();
+        outside.push(url);
+        return route.abort("blockedbyclient");
+      });
+      const page = await context.newPage();
+      page.on("websocket", (socket) => outside.push(socket.url()));
+      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+      });
+      page.on("response", (response) => {
+        if (new URL(response.url()).pathname === "/graphql" && response.request().method() === "POST") forwarded.push(response.status());
+      });
+      await page.addInitScript({
+        content: `document.addEventListener("securitypolicyviolation", (event) =>
+          console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI));`,
+      });
+
+      const answer = await page.goto(`${base}/graphql/playground`);
+      expect(answer?.status()).toBe(200);
+      await page.locator(".graphiql-container").waitFor();
+      // one tab per example of the guide, the first one open
+      await expect.poll(() => page.locator(".graphiql-tab").count(), { timeout: 20_000 }).toBe(EXAMPLES.length);
+      const editor = page.locator(".graphiql-query-editor");
+      await expect.poll(async () => (await editor.textContent()) ?? "", { timeout: 20_000 }).toContain("PodsOfDatanet");
+
+      await page.locator(".graphiql-execute-button").click();
+      const result = page.locator(".graphiql-response");
+      await expect.poll(async () => (await result.textContent()) ?? "", { timeout: 20_000 }).toContain("totalCount");
+      const text = (await result.textContent()) ?? "";
+      expect(text).toContain('"datanet"');
+      expect(text).not.toContain('"errors"');
+      // the seed's datanet 1 holds pods 2 and 4 (docs/graphql.md, example 1)
+      expect(text.replace(/\s+/g, "")).toContain('"totalCount":2');
+      expect(forwarded).toContain(200);
+
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, "graphql-playground.png"), fullPage: false });
+      expect(outside).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
