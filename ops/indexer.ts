@@ -36,7 +36,8 @@ function heapArgs(nodeArgs: string[], env: NodeJS.ProcessEnv): string[] {
   const value = env.INDEXER_MAX_OLD_SPACE_MB?.trim();
   const mb = value ? Number(value) : DEFAULT_MAX_OLD_SPACE_MB;
   if (mb === 0) return [];
-  if (!Number.isInteger(mb) || mb < 64) throw new Error(`INDEXER_MAX_OLD_SPACE_MB must be an integer >= 64, got ${value}`);
+  if (!Number.isInteger(mb) || mb < 64)
+    throw new Error(`INDEXER_MAX_OLD_SPACE_MB must be an integer >= 64, got ${value}`);
   return [`--max-old-space-size=${mb}`];
 }
 
@@ -157,7 +158,9 @@ export async function clearSyncCache(databaseUrl: string, chainId = 8453, keep: 
     );
     for (const { table_name } of rows) {
       if (keep.includes(table_name)) continue;
-      await client.query(`DELETE FROM ponder_sync.${client.escapeIdentifier(table_name)} WHERE chain_id = $1`, [chainId]);
+      await client.query(`DELETE FROM ponder_sync.${client.escapeIdentifier(table_name)} WHERE chain_id = $1`, [
+        chainId,
+      ]);
     }
   } finally {
     await client.end();
@@ -262,7 +265,8 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
     const deadline = Date.now() + timeoutMs;
     let last = -1;
     while (Date.now() < deadline) {
-      if (hasExited) throw new Error(`indexer exited while waiting for block ${target}:\n${recent.slice(-15).join("\n")}`);
+      if (hasExited)
+        throw new Error(`indexer exited while waiting for block ${target}:\n${recent.slice(-15).join("\n")}`);
       try {
         const response = await fetch(`${baseUrl()}/status`, { signal: AbortSignal.timeout(2_000) });
         if (response.ok) {

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
+import { describeCrashCause, recordIndexerCrash } from "../api/http/indexer-restarts";
 import { startApiServer, type ApiServer } from "../api/server";
 import { createChainClient } from "../chain/client";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
@@ -48,7 +49,9 @@ const say = (line: string) => logger.info(line);
 const SEED_SUMMARY_FILE = path.join(DEVNET_DIR, "seed-summary.json");
 
 function readSeedSummary(): SeedSummary | undefined {
-  return existsSync(SEED_SUMMARY_FILE) ? (JSON.parse(readFileSync(SEED_SUMMARY_FILE, "utf8")) as SeedSummary) : undefined;
+  return existsSync(SEED_SUMMARY_FILE)
+    ? (JSON.parse(readFileSync(SEED_SUMMARY_FILE, "utf8")) as SeedSummary)
+    : undefined;
 }
 
 const stack: { name: string; stop: () => Promise<unknown> }[] = [];
@@ -96,7 +99,9 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?
   writeDeployment(deployment);
   writeFileSync(SEED_SUMMARY_FILE, JSON.stringify(summary, null, 2) + "\n");
   const { seeded: _seeded, ...counts } = summary;
-  say(`chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`);
+  say(
+    `chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`,
+  );
   return { chain, fresh: true, seed: summary };
 }
 
@@ -105,12 +110,18 @@ let supervisedIndexer: { current: Indexer } | undefined;
 
 function reportIndexerEvent(event: SupervisorEvent, schema: string): void {
   if (event.kind === "crashed") {
-    logger.error(`indexer exited (${event.code ?? event.signal}); restarting in ${event.restartInMs} ms (log: .data/indexer.log)`);
+    // the API runs in this process: its /ready, /health and /metrics show the restarts
+    const restarts = recordIndexerCrash(event.cause);
+    logger.error(
+      `indexer crashed: ${describeCrashCause(event.cause)} (exit ${event.code ?? event.signal}${event.line ? `: ${event.line.trim().slice(0, 200)}` : ""}); restart ${event.restarts}${restarts.crashLoop ? `, a crash loop (${restarts.recent} in ${restarts.windowSeconds / 60} min)` : ""}, next in ${event.restartInMs} ms (log: .data/indexer.log)`,
+    );
   } else if (event.kind === "restarted") {
     logger.warn(`indexer restarted (attempt ${event.attempt})`);
     onIndexerRestart?.(supervisedIndexer?.current.process.pid);
   } else if (event.recovery === "reindexing") {
-    logger.error(`indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); reindexing schema ${schema} from the local chain`);
+    logger.error(
+      `indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); reindexing schema ${schema} from the local chain`,
+    );
   } else {
     logger.error(
       `indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); the indexed state cannot follow it. Stop the service and run \`${RECOVERY_COMMAND}\` (the API's off-chain data is kept).`,
@@ -143,7 +154,12 @@ async function reportBackfill(indexer: () => Indexer, head: () => Promise<bigint
 }
 
 /** Gives the seeded datanets and pods their off-chain metadata through the API (skips what has it); never fails the start. */
-async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: () => Indexer, head: () => Promise<bigint>) {
+async function addDemoMetadata(
+  platformUrl: string,
+  seed: SeedSummary,
+  indexer: () => Indexer,
+  head: () => Promise<bigint>,
+) {
   try {
     // the public lists show indexed state: let the indexer reach the seed's last block first
     await indexer().waitForBlock(await head(), 60_000);
@@ -157,11 +173,15 @@ async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: 
 
 async function main() {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
-  lock = await LauncherLock.acquire(DATA_DIR, (role, pid) => say(`stopped a ${role} (pid ${pid}) left running by an earlier start`));
+  lock = await LauncherLock.acquire(DATA_DIR, (role, pid) =>
+    say(`stopped a ${role} (pid ${pid}) left running by an earlier start`),
+  );
   const database: DatabaseHandle = await resolveDatabase({ dataDir: path.join(DATA_DIR, "postgres") });
   stack.push({ name: "postgres", stop: () => database.stop() });
   lock.track("postgres", database.pid);
-  say(`postgres: ${database.dataDir ? `embedded, data in ${path.relative(process.cwd(), database.dataDir)}` : "DATABASE_URL"}`);
+  say(
+    `postgres: ${database.dataDir ? `embedded, data in ${path.relative(process.cwd(), database.dataDir)}` : "DATABASE_URL"}`,
+  );
 
   const { chain, fresh, seed } = await startChain();
   const protocol = loadProtocolConfig({ ...process.env, ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });
