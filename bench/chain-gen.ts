@@ -37,7 +37,7 @@ export type GeneratedChain = { blocks: number; transactions: number; head: bigin
 
 export const GAS = 600_000n;
 
-type RpcCall = { method: string; params: unknown[] };
+export type RpcCall = { method: string; params: unknown[] };
 
 async function rpcBatch(rpcUrl: string, calls: RpcCall[]): Promise<unknown[]> {
   const body = calls.map((call, id) => ({ jsonrpc: "2.0", id, ...call }));
@@ -64,7 +64,7 @@ export type BlockSender = {
   readonly transactions: number;
 };
 
-async function blockSender(rpcUrl: string, p: Protocol, senders: Address[]): Promise<BlockSender> {
+export async function blockSender(rpcUrl: string, p: Protocol, senders: Address[]): Promise<BlockSender> {
   const nonces = new Map<Address, number>();
   for (const from of senders) nonces.set(from, await p.publicClient.getTransactionCount({ address: from }));
   let blocks = 0;
