@@ -2,9 +2,12 @@
  * The busy-block chain (issue 40): a fresh protocol on anvil with blocks of BUSY_TX_PER_BLOCK
  * (default 2,000) protocol transactions (pod mints, then votes, bench/chain-gen.ts generateMarket),
  * indexed once by this indexer with the heap limit of INDEXER_MAX_OLD_SPACE_MB (unset: the
- * launcher's default; 0: node's own). Prints the time to ready and to the head, events/s, peak RSS
- * and the restarts the supervisor counted.
- *   npx tsx bench/busy-blocks.ts            (BUSY_PODS, default 4,000; BUSY_VOTES, default 10,000)
+ * launcher's default; 0: node's own), under the launcher's supervisor. Prints the time to ready
+ * and to the head, transactions/s, peak RSS and the restarts the supervisor counted.
+ *   npx tsx bench/busy-blocks.ts     BUSY_PODS (default 2,000), BUSY_VOTES (default 10,000),
+ *                                    BUSY_TAIL_BLOCKS (default 0: the busy blocks are among the 30
+ *                                    the live sync starts behind; 40: all final, the backfill's),
+ *                                    BUSY_DEADLINE_S (default 3,600)
  * Uses DATABASE_URL when set, else an embedded PostgreSQL in a temp folder.
  */
 import { spawnSync } from "node:child_process";
@@ -21,7 +24,7 @@ import { benchPostgres } from "./postgres";
 import { benchTempDir } from "./temp-dir";
 
 const TX_PER_BLOCK = Number(process.env.BUSY_TX_PER_BLOCK ?? 2_000);
-const PODS = Number(process.env.BUSY_PODS ?? 4_000);
+const PODS = Number(process.env.BUSY_PODS ?? 2_000);
 const VOTES = Number(process.env.BUSY_VOTES ?? 10_000);
 /** Empty blocks after the market: 0 (default) leaves the busy blocks to Ponder's live sync, 40 to its backfill. */
 const TAIL_BLOCKS = Number(process.env.BUSY_TAIL_BLOCKS ?? 0);
@@ -29,6 +32,8 @@ const OWNERS = 10;
 const VOTERS = 10;
 const EPOCHS = 2;
 const DATANETS = 4;
+/** Gives up after this many seconds (an indexer in a crash loop never gets there). */
+const DEADLINE_S = Number(process.env.BUSY_DEADLINE_S ?? 3_600);
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
@@ -104,7 +109,7 @@ async function main() {
       const out = spawnSync("ps", ["-o", "rss=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim();
       peak = Math.max(peak, Number(out) || 0);
     }, 200);
-    const deadline = Date.now() + 60 * 60_000;
+    const deadline = Date.now() + DEADLINE_S * 1000;
     while (Date.now() < deadline) {
       try {
         await supervised.current.waitUntilReady(5_000);
@@ -123,11 +128,15 @@ async function main() {
       }
     }
     const atHead = seconds(t);
+    const indexedTo = await fetch(`${supervised.current.url}/status`)
+      .then((response) => response.json() as Promise<Record<string, { block: { number: number } }>>)
+      .then((status) => Object.values(status)[0]?.block.number)
+      .catch(() => undefined);
     clearInterval(sampler);
     await supervised.stop();
     const events = market.transactions;
     console.log(
-      `indexer (heap limit ${process.env.INDEXER_MAX_OLD_SPACE_MB ?? "default"}): ready in ${ready.toFixed(1)} s, at the head in ${atHead.toFixed(1)} s (${(events / atHead).toFixed(0)} tx/s), peak RSS ${(peak / 1024).toFixed(0)} MB, restarts ${restarts.length}${restarts.length ? `: ${restarts.join(", ")}` : ""}`,
+      `indexer (heap limit ${process.env.INDEXER_MAX_OLD_SPACE_MB ?? "default"}): at block ${indexedTo ?? "?"} of ${market.head}; ready in ${ready.toFixed(1)} s, at the head in ${atHead.toFixed(1)} s (${(events / atHead).toFixed(0)} transactions/s), peak RSS ${(peak / 1024).toFixed(0)} MB, restarts ${restarts.length}${restarts.length ? `: ${restarts.join(", ")}` : ""}`,
     );
   } finally {
     await anvil.stop();
