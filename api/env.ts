@@ -67,10 +67,7 @@ export type CorsOrigins = "*" | "none" | string[];
 function parseCorsOrigins(text: string, fail: (message: string) => void): CorsOrigins {
   const value = text.trim();
   if (value === "*" || value === "none") return value;
-  const origins = value
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter(Boolean);
+  const origins = value.split(",").map((origin) => origin.trim()).filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -79,9 +76,7 @@ function parseCorsOrigins(text: string, fail: (message: string) => void): CorsOr
       parsed = undefined;
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      fail(
-        `"${origin}" is not an origin like https://app.example.org (scheme and host, lower case, no path); use * or none alone`,
-      );
+      fail(`"${origin}" is not an origin like https://app.example.org (scheme and host, lower case, no path); use * or none alone`);
       return "none";
     }
   }
@@ -259,8 +254,7 @@ function crossChecks(e: z.infer<z.ZodObject<typeof chatVariables & typeof evalVa
   if (e.CHAT_POST_SOURCE === "x-api" && !e.CHAT_X_BEARER_TOKEN) {
     issues.push({ path: "CHAT_X_BEARER_TOKEN", message: "required when CHAT_POST_SOURCE=x-api" });
   }
-  if (e.EVAL_STORAGE === "s3" && !e.S3_BUCKET)
-    issues.push({ path: "S3_BUCKET", message: "required when EVAL_STORAGE=s3" });
+  if (e.EVAL_STORAGE === "s3" && !e.S3_BUCKET) issues.push({ path: "S3_BUCKET", message: "required when EVAL_STORAGE=s3" });
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
     issues.push({ path: "S3_SECRET_ACCESS_KEY", message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together" });
   }
@@ -279,13 +273,7 @@ const envSchema = z
 export type Env = z.infer<typeof envSchema>;
 
 /** Every variable the API reads (.env.example lists each; a test holds them together). */
-export const API_VARIABLES = Object.keys({
-  ...serverVariables,
-  ...idpVariables,
-  ...platformVariables,
-  ...chatVariables,
-  ...evalVariables,
-});
+export const API_VARIABLES = Object.keys({ ...serverVariables, ...idpVariables, ...platformVariables, ...chatVariables, ...evalVariables });
 
 const parsedEnvs = new WeakMap<object, Env>();
 

@@ -41,11 +41,7 @@ export type RpcCall = { method: string; params: unknown[] };
 
 async function rpcBatch(rpcUrl: string, calls: RpcCall[]): Promise<unknown[]> {
   const body = calls.map((call, id) => ({ jsonrpc: "2.0", id, ...call }));
-  const response = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const results = (await response.json()) as Array<{ id: number; result?: unknown; error?: { message: string } }>;
   const byId = new Map(results.map((r) => [r.id, r]));
   return calls.map((call, id) => {
@@ -74,10 +70,7 @@ export async function blockSender(rpcUrl: string, p: Protocol, senders: Address[
       const nonce = nonces.get(from);
       if (nonce === undefined) throw new Error(`${from} is not a sender of this run`);
       nonces.set(from, nonce + 1);
-      return {
-        method: "eth_sendTransaction",
-        params: [{ from, to, data, gas: `0x${GAS.toString(16)}`, nonce: `0x${nonce.toString(16)}` }],
-      };
+      return { method: "eth_sendTransaction", params: [{ from, to, data, gas: `0x${GAS.toString(16)}`, nonce: `0x${nonce.toString(16)}` }] };
     },
     async block(calls) {
       const hashes = calls.length > 0 ? ((await rpcBatch(rpcUrl, calls)) as Hash[]) : [];
@@ -96,15 +89,10 @@ export async function blockSender(rpcUrl: string, p: Protocol, senders: Address[
 }
 
 /**
- * Runs `work` with automine off and block time frozen (interval 0), then mines 40 empty blocks (every
+ * Runs `work` with automine off and block time frozen (interval 0), then mines `tailBlocks` (40) empty blocks (every
  * generated block final for Ponder) and checks that the last generated block's transactions succeeded.
  */
-async function frozenChain<T>(
-  rpcUrl: string,
-  p: Protocol,
-  work: () => Promise<T>,
-  tailBlocks = 40,
-): Promise<T & { head: bigint }> {
+async function frozenChain<T>(rpcUrl: string, p: Protocol, work: () => Promise<T>, tailBlocks = 40): Promise<T & { head: bigint }> {
   const latest = await p.publicClient.getBlock();
   await p.testClient.setAutomine(false);
   await p.testClient.setNextBlockTimestamp({ timestamp: latest.timestamp + 1n });
@@ -127,11 +115,7 @@ async function frozenChain<T>(
   return { ...result, head };
 }
 
-export async function generateChain(
-  rpcUrl: string,
-  deployment: Deployment,
-  options: GenerateOptions,
-): Promise<GeneratedChain> {
+export async function generateChain(rpcUrl: string, deployment: Deployment, options: GenerateOptions): Promise<GeneratedChain> {
   const p = connectProtocol(rpcUrl, deployment);
   // (deriving an account from the mnemonic costs a PBKDF2: once per role)
   const addresses = new Map<Role, Address>();
@@ -174,64 +158,27 @@ export async function generateChain(
       for (let k = 0; k < perBlock && events < options.events; k++, i++) {
         const slot = options.shape === "dense" ? i % 20 : 0;
         if (slot === 5) {
-          calls.push(
-            tx(
-              "buyer",
-              subnetManager,
-              encodeFunctionData({
-                abi: SubnetManagerAbi,
-                functionName: "accessSubnetWithCOREFee",
-                args: [datasets, addr("buyer")],
-              }),
-            ),
-          );
+          calls.push(tx("buyer", subnetManager, encodeFunctionData({ abi: SubnetManagerAbi, functionName: "accessSubnetWithCOREFee", args: [datasets, addr("buyer")] })));
           events += 3;
         } else if (slot === 11) {
-          calls.push(
-            tx(
-              "curatorA",
-              podManager,
-              encodeFunctionData({
-                abi: PodManagerAbi,
-                functionName: "mintPodWithCORE",
-                args: [addr("curatorA"), research],
-              }),
-            ),
-          );
+          calls.push(tx("curatorA", podManager, encodeFunctionData({ abi: PodManagerAbi, functionName: "mintPodWithCORE", args: [addr("curatorA"), research] })));
           mintedThisBlock.push(nextPodId++);
           events += 4;
         } else if (slot === 17) {
-          calls.push(
-            tx(
-              "treasury",
-              veCore,
-              encodeFunctionData({ abi: VeCoreAbi, functionName: "stake", args: [CORE(1), BigInt(7 * DAY)] }),
-            ),
-          );
+          calls.push(tx("treasury", veCore, encodeFunctionData({ abi: VeCoreAbi, functionName: "stake", args: [CORE(1), BigInt(7 * DAY)] })));
           events += 1;
         } else {
           const voter = voters[i % 3]!;
           const own = seededPods[voter]!;
           const targets = mintedPods.length > 0 ? [...own, mintedPods[(i >> 2) % mintedPods.length]!] : own;
           const podId = targets[(i >> 1) % targets.length]!;
-          calls.push(
-            tx(
-              voter,
-              podManager,
-              encodeFunctionData({
-                abi: PodManagerAbi,
-                functionName: "vote",
-                args: [podId, BigInt(1 + (i % 7)), i % 5 !== 0],
-              }),
-            ),
-          );
+          calls.push(tx(voter, podManager, encodeFunctionData({ abi: PodManagerAbi, functionName: "vote", args: [podId, BigInt(1 + (i % 7)), i % 5 !== 0] })));
           events += 1;
         }
       }
       for (let k = 0; k < (options.noisePerBlock ?? 0); k++) calls.push(tx("deployer", addr("treasury"), "0x"));
       await send.block(calls);
-      if (options.gapBlocks)
-        await rpcBatch(rpcUrl, [{ method: "anvil_mine", params: [`0x${options.gapBlocks.toString(16)}`] }]);
+      if (options.gapBlocks) await rpcBatch(rpcUrl, [{ method: "anvil_mine", params: [`0x${options.gapBlocks.toString(16)}`] }]);
       mintedPods.push(...mintedThisBlock.splice(0));
     }
     return {};
@@ -265,27 +212,17 @@ export type MarketOptions = {
 
 export type MarketPod = { index: number; owner: Address; subnetTokenId: number; mintTxHash: Hash };
 export type MarketSubnet = { tokenId: number; owner: Role; ownerAddress: Address; publishTxHash: Hash };
-export type GeneratedMarket = GeneratedChain & {
-  subnets: MarketSubnet[];
-  pods: MarketPod[];
-  votes: number;
-  finalEpoch: number;
-};
+export type GeneratedMarket = GeneratedChain & { subnets: MarketSubnet[]; pods: MarketPod[]; votes: number; finalEpoch: number };
 
 /**
  * A market of exactly `pods` pods and `votes` votes on a freshly deployed protocol (no seed), with
  * the transactions each owner would send: for the read-path bench's honest path, whose pods then
  * get their metadata through the API (their mint transactions are returned for that).
  */
-export async function generateMarket(
-  rpcUrl: string,
-  deployment: Deployment,
-  options: MarketOptions,
-): Promise<GeneratedMarket> {
+export async function generateMarket(rpcUrl: string, deployment: Deployment, options: MarketOptions): Promise<GeneratedMarket> {
   const p = connectProtocol(rpcUrl, deployment);
   const { owners, voters } = options;
-  if (owners.some((o) => voters.some((v) => v.toLowerCase() === o.toLowerCase())))
-    throw new Error("an owner cannot also be a voter");
+  if (owners.some((o) => voters.some((v) => v.toLowerCase() === o.toLowerCase()))) throw new Error("an owner cannot also be a voter");
   const CORE = (n: number) => parseEther(String(n));
   const subnetManager = p.address("SubnetManager");
   const podManager = p.address("PodManager");
@@ -294,98 +231,69 @@ export async function generateMarket(
   const curators = (["curatorA", "curatorB"] as const).map((role) => ({ role, address: roleAccount(role).address }));
   const deployer = roleAccount("deployer").address;
   const send = await blockSender(rpcUrl, p, [deployer, ...curators.map((c) => c.address), ...owners, ...voters]);
-  const call = (
-    from: Address,
-    to: Address,
-    abi: Parameters<typeof encodeFunctionData>[0]["abi"],
-    functionName: string,
-    args: unknown[],
-  ) => send.tx(from, to, encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]));
+  const call = (from: Address, to: Address, abi: Parameters<typeof encodeFunctionData>[0]["abi"], functionName: string, args: unknown[]) =>
+    send.tx(from, to, encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0]));
   const creationFee = BigInt(deployment.parameters.subnetCreationFee);
   const firstSubnet = Number(await p.read<bigint>("SubnetManager", "nextSubnetId"));
   const firstPod = Number(await p.read<bigint>("PodManager", "nextPodId"));
 
   const subnets: MarketSubnet[] = [];
   const pods: MarketPod[] = [];
-  const result = await frozenChain(
-    rpcUrl,
-    p,
-    async () => {
-      // CORE for the datanets' creation fees and the voters' locks, then the approvals
-      await send.block([
-        ...curators.map((c) =>
-          call(deployer, core, CoreTokenAbi, "mint", [c.address, creationFee * BigInt(options.datanets)]),
-        ),
-        ...voters.map((v) => call(deployer, core, CoreTokenAbi, "mint", [v, CORE(1_000)])),
-      ]);
-      await send.block([
-        ...curators.map((c) => call(c.address, core, CoreTokenAbi, "approve", [subnetManager, maxUint256])),
-        ...voters.map((v) => call(v, core, CoreTokenAbi, "approve", [veCore, maxUint256])),
-      ]);
-      await send.block(voters.map((v) => call(v, veCore, VeCoreAbi, "stake", [CORE(1_000), BigInt(365 * DAY)])));
-      // one datanet a block: its token id is known
-      for (let d = 0; d < options.datanets; d++) {
-        const curator = curators[d % curators.length]!;
-        const [hash] = await send.block([
-          call(curator.address, subnetManager, SubnetManagerAbi, "publishSubnet", [p.address("DemoToken")]),
-        ]);
-        subnets.push({
-          tokenId: firstSubnet + d,
-          owner: curator.role,
-          ownerAddress: curator.address,
-          publishTxHash: hash!,
-        });
-      }
-      await send.block(
-        voters.flatMap((v) =>
-          subnets.map((s) =>
-            call(v, subnetManager, SubnetManagerAbi, "accessSubnetWithCOREFee", [BigInt(s.tokenId), v]),
-          ),
-        ),
-      );
+  const result = await frozenChain(rpcUrl, p, async () => {
+    // CORE for the datanets' creation fees and the voters' locks, then the approvals
+    await send.block([
+      ...curators.map((c) => call(deployer, core, CoreTokenAbi, "mint", [c.address, creationFee * BigInt(options.datanets)])),
+      ...voters.map((v) => call(deployer, core, CoreTokenAbi, "mint", [v, CORE(1_000)])),
+    ]);
+    await send.block([
+      ...curators.map((c) => call(c.address, core, CoreTokenAbi, "approve", [subnetManager, maxUint256])),
+      ...voters.map((v) => call(v, core, CoreTokenAbi, "approve", [veCore, maxUint256])),
+    ]);
+    await send.block(voters.map((v) => call(v, veCore, VeCoreAbi, "stake", [CORE(1_000), BigInt(365 * DAY)])));
+    // one datanet a block: its token id is known
+    for (let d = 0; d < options.datanets; d++) {
+      const curator = curators[d % curators.length]!;
+      const [hash] = await send.block([call(curator.address, subnetManager, SubnetManagerAbi, "publishSubnet", [p.address("DemoToken")])]);
+      subnets.push({ tokenId: firstSubnet + d, owner: curator.role, ownerAddress: curator.address, publishTxHash: hash! });
+    }
+    await send.block(
+      voters.flatMap((v) => subnets.map((s) => call(v, subnetManager, SubnetManagerAbi, "accessSubnetWithCOREFee", [BigInt(s.tokenId), v]))),
+    );
 
-      for (let k = 0; k < options.pods; k += options.txPerBlock) {
-        const batch: MarketPod[] = [];
-        const calls: RpcCall[] = [];
-        for (let index = k; index < Math.min(options.pods, k + options.txPerBlock); index++) {
-          const owner = owners[Math.floor(index / options.datanets) % owners.length]!;
-          const subnetTokenId = subnets[index % subnets.length]!.tokenId;
-          calls.push(call(owner, podManager, PodManagerAbi, "mintPodWithCORE", [owner, BigInt(subnetTokenId)]));
-          batch.push({ index, owner, subnetTokenId, mintTxHash: "0x" });
-        }
-        const hashes = await send.block(calls);
-        for (const [j, pod] of batch.entries()) pods.push({ ...pod, mintTxHash: hashes[j]! });
+    for (let k = 0; k < options.pods; k += options.txPerBlock) {
+      const batch: MarketPod[] = [];
+      const calls: RpcCall[] = [];
+      for (let index = k; index < Math.min(options.pods, k + options.txPerBlock); index++) {
+        const owner = owners[Math.floor(index / options.datanets) % owners.length]!;
+        const subnetTokenId = subnets[index % subnets.length]!.tokenId;
+        calls.push(call(owner, podManager, PodManagerAbi, "mintPodWithCORE", [owner, BigInt(subnetTokenId)]));
+        batch.push({ index, owner, subnetTokenId, mintTxHash: "0x" });
       }
-      // (token ids follow the order of execution inside a block, which anvil does not promise by sender: counted, not assumed)
-      const minted = Number(await p.read<bigint>("PodManager", "nextPodId")) - firstPod;
-      if (minted !== options.pods) throw new Error(`minted ${minted} pods, expected ${options.pods}`);
+      const hashes = await send.block(calls);
+      for (const [j, pod] of batch.entries()) pods.push({ ...pod, mintTxHash: hashes[j]! });
+    }
+    // (token ids follow the order of execution inside a block, which anvil does not promise by sender: counted, not assumed)
+    const minted = Number(await p.read<bigint>("PodManager", "nextPodId")) - firstPod;
+    if (minted !== options.pods) throw new Error(`minted ${minted} pods, expected ${options.pods}`);
 
-      const rounds = Math.ceil(options.votes / Math.max(1, options.pods));
-      let epochIndex = 0;
-      const pending: RpcCall[] = [];
-      for (let j = 0; j < options.votes; j++) {
-        const round = Math.floor(j / options.pods);
-        const podIndex = j % options.pods;
-        const due = Math.floor((round * options.epochs) / rounds);
-        if (due > epochIndex) {
-          if (pending.length > 0) await send.block(pending.splice(0));
-          for (; epochIndex < due; epochIndex++) await p.advanceToNextEpoch();
-        }
-        const voter = voters[(podIndex + round) % voters.length]!;
-        pending.push(
-          call(voter, podManager, PodManagerAbi, "vote", [
-            BigInt(firstPod + podIndex),
-            BigInt(1 + (j % 7)),
-            j % 5 !== 0,
-          ]),
-        );
-        if (pending.length >= options.txPerBlock) await send.block(pending.splice(0));
+    const rounds = Math.ceil(options.votes / Math.max(1, options.pods));
+    let epochIndex = 0;
+    const pending: RpcCall[] = [];
+    for (let j = 0; j < options.votes; j++) {
+      const round = Math.floor(j / options.pods);
+      const podIndex = j % options.pods;
+      const due = Math.floor((round * options.epochs) / rounds);
+      if (due > epochIndex) {
+        if (pending.length > 0) await send.block(pending.splice(0));
+        for (; epochIndex < due; epochIndex++) await p.advanceToNextEpoch();
       }
-      if (pending.length > 0) await send.block(pending);
-      return {};
-    },
-    options.tailBlocks,
-  );
+      const voter = voters[(podIndex + round) % voters.length]!;
+      pending.push(call(voter, podManager, PodManagerAbi, "vote", [BigInt(firstPod + podIndex), BigInt(1 + (j % 7)), j % 5 !== 0]));
+      if (pending.length >= options.txPerBlock) await send.block(pending.splice(0));
+    }
+    if (pending.length > 0) await send.block(pending);
+    return {};
+  }, options.tailBlocks);
   return {
     blocks: send.blocks,
     transactions: send.transactions,

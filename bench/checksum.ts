@@ -38,8 +38,7 @@ export function compareChecksums(expected: TableChecksum[], actual: TableChecksu
   for (const e of expected) {
     const a = byName.get(e.table);
     if (!a) diffs.push(`${e.table}: missing`);
-    else if (a.rows !== e.rows || a.md5 !== e.md5)
-      diffs.push(`${e.table}: ${e.rows} rows ${e.md5.slice(0, 8)} vs ${a.rows} rows ${a.md5.slice(0, 8)}`);
+    else if (a.rows !== e.rows || a.md5 !== e.md5) diffs.push(`${e.table}: ${e.rows} rows ${e.md5.slice(0, 8)} vs ${a.rows} rows ${a.md5.slice(0, 8)}`);
     byName.delete(e.table);
   }
   for (const name of byName.keys()) diffs.push(`${name}: unexpected`);

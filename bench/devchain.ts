@@ -29,9 +29,7 @@ const noisePerBlock = Number(option("--noise") ?? 0);
 const gapBlocks = Number(option("--gap") ?? 0);
 const [eventsArg, shapeArg, outDir] = args;
 if (!eventsArg || !outDir || !Number.isInteger(noisePerBlock) || !Number.isInteger(gapBlocks)) {
-  throw new Error(
-    "usage: devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>] [--noise <n>] [--gap <n>]",
-  );
+  throw new Error("usage: devchain.ts <events> [dense|sparse] <out-dir> [--calls-db <database>] [--noise <n>] [--gap <n>]");
 }
 const chain = await startBenchAnvil({ persistStates: callsDb === undefined });
 const deployment = await deployProtocol(chain.rpcUrl);

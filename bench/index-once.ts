@@ -45,24 +45,10 @@ const databaseUrl = urlWithDatabase(serverUrl, dbName);
 try {
   if (args.includes("--minimal")) {
     const head = Number(
-      (
-        (await (
-          await fetch(deployment.rpcUrl!, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
-          })
-        ).json()) as { result: string }
-      ).result,
+      ((await (await fetch(deployment.rpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }) })).json()) as { result: string }).result,
     );
     const { CoreToken, VeCore, SubnetManager, PodManager } = deployment.contracts;
-    const m = await runMinimalIndexer({
-      rpcUrl: deployment.rpcUrl!,
-      databaseUrl,
-      schema: "minimal",
-      contracts: { CoreToken, VeCore, SubnetManager, PodManager },
-      toBlock: head - 30,
-    });
+    const m = await runMinimalIndexer({ rpcUrl: deployment.rpcUrl!, databaseUrl, schema: "minimal", contracts: { CoreToken, VeCore, SubnetManager, PodManager }, toBlock: head - 30 });
     console.log(`minimal: ${m.events} events in ${m.seconds.toFixed(2)} s = ${(m.events / m.seconds).toFixed(0)} ev/s`);
   }
   await clearSyncCache(databaseUrl, 8453, template ? ["rpc_request_results"] : []);
@@ -90,27 +76,18 @@ try {
     let peak = 0;
     let cpu = 0;
     const sampler = setInterval(() => {
-      const out = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(indexer.process.pid)], { encoding: "utf8" })
-        .stdout.trim()
-        .split(/\s+/);
+      const out = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(indexer.process.pid)], { encoding: "utf8" }).stdout.trim().split(/\s+/);
       peak = Math.max(peak, Number(out[0]) || 0);
       cpu = Number(out[1]) || cpu;
     }, 200);
     await indexer.waitUntilReady(60 * 60_000);
     clearInterval(sampler);
     const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `${runSchema}: ready in ${seconds.toFixed(2)} s, peak RSS ${(peak / 1024).toFixed(0)} MB, CPU ${cpu} s${proxy ? `, ${proxy.requests - requestsBefore} HTTP requests to the node` : ""}`,
-    );
+    console.log(`${runSchema}: ready in ${seconds.toFixed(2)} s, peak RSS ${(peak / 1024).toFixed(0)} MB, CPU ${cpu} s${proxy ? `, ${proxy.requests - requestsBefore} HTTP requests to the node` : ""}`);
     // Ponder's own split of the backfill: extract (waiting for sync data) vs transform (indexing)
     const metrics = await (await fetch(`${indexer.url}/metrics`)).text();
     for (const line of metrics.split("\n")) {
-      if (
-        /^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total|indexing_cache_requests_total|indexing_cache_query_duration_(sum|count)|database_method_duration_(sum|count))/.test(
-          line,
-        )
-      )
-        console.log(`  ${line}`);
+      if (/^ponder_(historical_concurrency_group_duration|historical_transform_duration|rpc_request_duration_count|indexing_store_queries_total|indexing_cache_requests_total|indexing_cache_query_duration_(sum|count)|database_method_duration_(sum|count))/.test(line)) console.log(`  ${line}`);
     }
     await indexer.stop();
     return seconds;
@@ -118,9 +95,7 @@ try {
   const cold = await runOnce(schema);
   if (reindex) {
     const warm = await runOnce(`${schema}_re`);
-    console.log(
-      `reindex from the RPC cache${proxy ? ` (RTT-modelled ${rtt} ms)` : " (loopback)"}: cold ${cold.toFixed(2)} s, reindex ${warm.toFixed(2)} s -> ${(cold / warm).toFixed(2)}x`,
-    );
+    console.log(`reindex from the RPC cache${proxy ? ` (RTT-modelled ${rtt} ms)` : " (loopback)"}: cold ${cold.toFixed(2)} s, reindex ${warm.toFixed(2)} s -> ${(cold / warm).toFixed(2)}x`);
   }
   await proxy?.close();
   const checksumFile = opt("--checksums");

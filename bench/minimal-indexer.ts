@@ -12,10 +12,7 @@ import pg from "pg";
 import { decodeEventLog, encodeEventTopics, pad, type Abi, type Address, type Hex } from "viem";
 import { CoreTokenAbi, PodManagerAbi, SubnetManagerAbi, VeCoreAbi } from "../abis";
 
-export type MinimalContracts = Record<
-  "CoreToken" | "VeCore" | "SubnetManager" | "PodManager",
-  { address: Address; startBlock: number }
->;
+export type MinimalContracts = Record<"CoreToken" | "VeCore" | "SubnetManager" | "PodManager", { address: Address; startBlock: number }>;
 
 type RawLog = { address: Hex; topics: Hex[]; data: Hex; blockNumber: Hex; transactionHash: Hex; logIndex: Hex };
 
@@ -25,11 +22,7 @@ const HEADER_BATCH = 100;
 const ROWS_PER_INSERT = 5_000;
 
 async function rpc(url: string, body: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`RPC HTTP ${response.status}`);
   return response.json();
 }
@@ -77,8 +70,7 @@ export async function runMinimalIndexer(options: {
   const fromBlock = Math.min(...Object.values(contracts).map((c) => c.startBlock));
 
   const ranges: Array<[number, number]> = [];
-  for (let from = fromBlock; from <= options.toBlock; from += RANGE)
-    ranges.push([from, Math.min(from + RANGE - 1, options.toBlock)]);
+  for (let from = fromBlock; from <= options.toBlock; from += RANGE) ranges.push([from, Math.min(from + RANGE - 1, options.toBlock)]);
 
   let events = 0;
   let blocksWithLogs = 0;
@@ -89,14 +81,7 @@ export async function runMinimalIndexer(options: {
     const hex = (n: number) => `0x${n.toString(16)}`;
     const [protocolLogs, coreLogs] = await Promise.all([
       call<RawLog[]>(rpcUrl, "eth_getLogs", [{ address: protocolAddresses, fromBlock: hex(from), toBlock: hex(to) }]),
-      call<RawLog[]>(rpcUrl, "eth_getLogs", [
-        {
-          address: contracts.CoreToken.address,
-          topics: transferToSubnetManager,
-          fromBlock: hex(from),
-          toBlock: hex(to),
-        },
-      ]),
+      call<RawLog[]>(rpcUrl, "eth_getLogs", [{ address: contracts.CoreToken.address, topics: transferToSubnetManager, fromBlock: hex(from), toBlock: hex(to) }]),
     ]);
     const logs = [...protocolLogs, ...coreLogs];
     if (logs.length === 0) return;
@@ -105,27 +90,12 @@ export async function runMinimalIndexer(options: {
     const timestamps = new Map<string, bigint>();
     for (let i = 0; i < blockNumbers.length; i += HEADER_BATCH) {
       const batch = blockNumbers.slice(i, i + HEADER_BATCH);
-      const results = (await rpc(
-        rpcUrl,
-        batch.map((n, id) => ({ jsonrpc: "2.0", id, method: "eth_getBlockByNumber", params: [n, false] })),
-      )) as Array<{ id: number; result: { timestamp: Hex } }>;
+      const results = (await rpc(rpcUrl, batch.map((n, id) => ({ jsonrpc: "2.0", id, method: "eth_getBlockByNumber", params: [n, false] })))) as Array<{ id: number; result: { timestamp: Hex } }>;
       for (const r of results) timestamps.set(batch[r.id]!, BigInt(r.result.timestamp));
     }
-    const cols = {
-      block: [] as string[],
-      index: [] as number[],
-      tx: [] as string[],
-      address: [] as string[],
-      name: [] as string[],
-      args: [] as string[],
-      ts: [] as string[],
-    };
+    const cols = { block: [] as string[], index: [] as number[], tx: [] as string[], address: [] as string[], name: [] as string[], args: [] as string[], ts: [] as string[] };
     for (const log of logs) {
-      const decoded = decodeEventLog({
-        abi: abiByAddress.get(log.address.toLowerCase())!,
-        data: log.data,
-        topics: log.topics as [Hex, ...Hex[]],
-      });
+      const decoded = decodeEventLog({ abi: abiByAddress.get(log.address.toLowerCase())!, data: log.data, topics: log.topics as [Hex, ...Hex[]] });
       cols.block.push(BigInt(log.blockNumber).toString());
       cols.index.push(Number(log.logIndex));
       cols.tx.push(log.transactionHash);

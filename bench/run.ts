@@ -53,24 +53,19 @@ import { startLatencyProxy } from "./rpc-latency";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXTRA_VOTES = Number(process.env.BENCH_EXTRA_VOTES ?? 400);
-const SECTIONS = new Set(
-  (process.env.BENCH_SECTIONS ?? "seed,lanes,backfill,reindex,live").split(",").map((s) => s.trim()),
-);
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "seed,lanes,backfill,reindex,live").split(",").map((s) => s.trim()));
 /** The last commit before the issue-13 work: its indexer is "before" and the exactness reference. */
 const DEFAULT_BASELINE_REF = "80a4021";
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? DEFAULT_BASELINE_REF;
 
 /** RSS (kB) and CPU time (s, user + system) of a process. */
 function sample(pid: number): { rssKb: number; cpuSeconds: number } {
-  const [rss, cpu] = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(pid)], { encoding: "utf8" })
-    .stdout.trim()
-    .split(/\s+/);
+  const [rss, cpu] = spawnSync("ps", ["-o", "rss=,cputimes=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim().split(/\s+/);
   return { rssKb: Number(rss) || 0, cpuSeconds: Number(cpu) || 0 };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Start-to-ready time, peak RSS and CPU time of the indexer process (CPU time is less sensitive to other load). */
 type RunResult = { seconds: number; peakMb: number; cpuSeconds: number };
@@ -121,13 +116,7 @@ async function runPonder(options: {
 }
 
 async function backfill(databaseUrl: string, rpcUrl: string, deploymentsFile: string, lanes: number, round: number) {
-  return runPonder({
-    databaseUrl,
-    rpcUrl,
-    deploymentsFile,
-    schema: `bench_${lanes}_${round}`,
-    env: { PONDER_RPC_LANES: String(lanes) },
-  });
+  return runPonder({ databaseUrl, rpcUrl, deploymentsFile, schema: `bench_${lanes}_${round}`, env: { PONDER_RPC_LANES: String(lanes) } });
 }
 
 /**
@@ -185,22 +174,10 @@ function contractsOf(deployment: Deployment) {
   return { CoreToken, VeCore, SubnetManager, PodManager };
 }
 
-type Row = {
-  label: string;
-  events: number;
-  blocks: number;
-  minimal: number;
-  before?: RunResult;
-  floor?: RunResult;
-  after: RunResult;
-  exact?: string;
-};
+type Row = { label: string; events: number; blocks: number; minimal: number; before?: RunResult; floor?: RunResult; after: RunResult; exact?: string };
 
 async function sectionBackfill(serverUrl: string) {
-  const dense = (process.env.BENCH_INDEXER_EVENTS ?? "10000,50000")
-    .split(",")
-    .map((s) => Number(s.trim()))
-    .filter((n) => n > 0);
+  const dense = (process.env.BENCH_INDEXER_EVENTS ?? "10000,50000").split(",").map((s) => Number(s.trim())).filter((n) => n > 0);
   if (process.env.BENCH_LARGE === "1") dense.push(150_000);
   if (process.env.BENCH_1M === "1") dense.push(1_000_000);
   const sparse = Number(process.env.BENCH_SPARSE ?? 2000);
@@ -214,9 +191,7 @@ async function sectionBackfill(serverUrl: string) {
     `backfill: ${specs.map((s) => s.label).join(", ")}; before = commit ${baselineRoot ? BASELINE_REF : "(skipped)"}; ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? ""}`,
   );
   const rows: Row[] = [];
-  let largestDense:
-    | { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string; dbName: string; after: RunResult }
-    | undefined;
+  let largestDense: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string; dbName: string; after: RunResult } | undefined;
   try {
     for (const spec of specs) {
       const dbName = `bench_${spec.shape}_${spec.events}_${Date.now()}`;
@@ -228,17 +203,9 @@ async function sectionBackfill(serverUrl: string) {
       try {
         const finalized = prepared.head - 30;
         const cpu0 = process.cpuUsage();
-        const minimal = await runMinimalIndexer({
-          rpcUrl: chain.rpcUrl,
-          databaseUrl,
-          schema: "bench_minimal",
-          contracts: contractsOf(prepared.deployment),
-          toBlock: finalized,
-        });
+        const minimal = await runMinimalIndexer({ rpcUrl: chain.rpcUrl, databaseUrl, schema: "bench_minimal", contracts: contractsOf(prepared.deployment), toBlock: finalized });
         const cpu = process.cpuUsage(cpu0);
-        console.log(
-          `    minimal: ${fmt(minimal.events)} events (${fmt(minimal.blocksWithLogs)} blocks with logs) in ${minimal.seconds.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (bench process)`,
-        );
+        console.log(`    minimal: ${fmt(minimal.events)} events (${fmt(minimal.blocksWithLogs)} blocks with logs) in ${minimal.seconds.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (bench process)`);
         let before: RunResult | undefined;
         if (baselineRoot) {
           // as that commit ran it: Ponder's default cache size, node's default heap limit, and
@@ -250,54 +217,23 @@ async function sectionBackfill(serverUrl: string) {
             process.env.BENCH_BASELINE_PATCHED === "1"
               ? baselinePatchSwitches()
               : { PONDER_CACHE_BYTES: undefined, INDEXER_MAX_OLD_SPACE_MB: "0", PONDER_PATCH_BATCH_BLOCKS: "0" };
-          before = await runPonder({
-            databaseUrl,
-            rpcUrl: chain.rpcUrl,
-            deploymentsFile,
-            schema: "bench_before",
-            root: baselineRoot,
-            env: asBefore,
-          });
-          console.log(
-            `    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`,
-          );
+          before = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_before", root: baselineRoot, env: asBefore });
+          console.log(`    before:  ready in ${before.seconds.toFixed(1)} s, peak RSS ${before.peakMb.toFixed(0)} MB, CPU ${before.cpuSeconds} s`);
         }
         let floor: RunResult | undefined;
         if (floorRoot) {
-          floor = await runPonder({
-            databaseUrl,
-            rpcUrl: chain.rpcUrl,
-            deploymentsFile,
-            schema: "bench_floor",
-            root: floorRoot,
-          });
-          console.log(
-            `    Ponder, empty handlers: ready in ${floor.seconds.toFixed(1)} s, peak RSS ${floor.peakMb.toFixed(0)} MB, CPU ${floor.cpuSeconds} s`,
-          );
+          floor = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_floor", root: floorRoot });
+          console.log(`    Ponder, empty handlers: ready in ${floor.seconds.toFixed(1)} s, peak RSS ${floor.peakMb.toFixed(0)} MB, CPU ${floor.cpuSeconds} s`);
         }
         const after = await runPonder({ databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema: "bench_after" });
-        console.log(
-          `    after:   ready in ${after.seconds.toFixed(1)} s, peak RSS ${after.peakMb.toFixed(0)} MB, CPU ${after.cpuSeconds} s`,
-        );
+        console.log(`    after:   ready in ${after.seconds.toFixed(1)} s, peak RSS ${after.peakMb.toFixed(0)} MB, CPU ${after.cpuSeconds} s`);
         let exact: string | undefined;
         if (before) {
-          const diffs = compareChecksums(
-            await tableChecksums(databaseUrl, "bench_before"),
-            await tableChecksums(databaseUrl, "bench_after"),
-          );
+          const diffs = compareChecksums(await tableChecksums(databaseUrl, "bench_before"), await tableChecksums(databaseUrl, "bench_after"));
           exact = diffs.length === 0 ? "identical" : `DIFFERENT (${diffs.join("; ")})`;
           console.log(`    exactness vs ${BASELINE_REF}: ${exact}`);
         }
-        const row: Row = {
-          label: spec.label,
-          events: minimal.events,
-          blocks: minimal.blocksWithLogs,
-          minimal: minimal.seconds,
-          after,
-          ...(before ? { before } : {}),
-          ...(floor ? { floor } : {}),
-          ...(exact ? { exact } : {}),
-        };
+        const row: Row = { label: spec.label, events: minimal.events, blocks: minimal.blocksWithLogs, minimal: minimal.seconds, after, ...(before ? { before } : {}), ...(floor ? { floor } : {}), ...(exact ? { exact } : {}) };
         rows.push(row);
         if (spec.shape === "dense" && (!largestDense || spec.events >= dense[dense.length - 1]!)) {
           if (largestDense) {
@@ -320,34 +256,20 @@ async function sectionBackfill(serverUrl: string) {
   }
 
   console.log("\nbackfill (start to /ready; events/s = indexed events / seconds; ratio = ours / minimal):");
-  console.log(
-    "| chain | events | blocks with logs | minimal ev/s | before ev/s | before ratio | before peak RSS | Ponder, empty handlers: ev/s | its ratio | after ev/s | after ratio | after peak RSS | exact |",
-  );
+  console.log("| chain | events | blocks with logs | minimal ev/s | before ev/s | before ratio | before peak RSS | Ponder, empty handlers: ev/s | its ratio | after ev/s | after ratio | after peak RSS | exact |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
     const minimal = r.events / r.minimal;
-    const b = r.before
-      ? [
-          fmt(r.events / r.before.seconds),
-          (r.events / r.before.seconds / minimal).toFixed(3),
-          `${r.before.peakMb.toFixed(0)} MB`,
-        ]
-      : ["-", "-", "-"];
-    const f = r.floor
-      ? [fmt(r.events / r.floor.seconds), (r.events / r.floor.seconds / minimal).toFixed(3)]
-      : ["-", "-"];
+    const b = r.before ? [fmt(r.events / r.before.seconds), (r.events / r.before.seconds / minimal).toFixed(3), `${r.before.peakMb.toFixed(0)} MB`] : ["-", "-", "-"];
+    const f = r.floor ? [fmt(r.events / r.floor.seconds), (r.events / r.floor.seconds / minimal).toFixed(3)] : ["-", "-"];
     const a = r.events / r.after.seconds;
-    console.log(
-      `| ${r.label} | ${fmt(r.events)} | ${fmt(r.blocks)} | ${fmt(minimal)} | ${b.join(" | ")} | ${f.join(" | ")} | ${fmt(a)} | ${(a / minimal).toFixed(3)} | ${r.after.peakMb.toFixed(0)} MB | ${r.exact ?? "-"} |`,
-    );
+    console.log(`| ${r.label} | ${fmt(r.events)} | ${fmt(r.blocks)} | ${fmt(minimal)} | ${b.join(" | ")} | ${f.join(" | ")} | ${fmt(a)} | ${(a / minimal).toFixed(3)} | ${r.after.peakMb.toFixed(0)} MB | ${r.exact ?? "-"} |`);
   }
   const denseRows = rows.filter((r) => r.label.startsWith("dense"));
   if (denseRows.length >= 2) {
     const first = denseRows[0]!;
     const last = denseRows[denseRows.length - 1]!;
-    console.log(
-      `peak RSS growth ${first.label} -> ${last.label}: ${(last.after.peakMb / first.after.peakMb).toFixed(2)}x (target <= 1.2x, <= 512 MB)`,
-    );
+    console.log(`peak RSS growth ${first.label} -> ${last.label}: ${(last.after.peakMb / first.after.peakMb).toFixed(2)}x (target <= 1.2x, <= 512 MB)`);
   }
   return largestDense;
 }
@@ -356,21 +278,8 @@ async function sectionReindex(target: { chain: Awaited<ReturnType<typeof prepare
   const { chain, deploymentsFile } = target.chain;
   const env = { PONDER_RPC_CACHE: "1" };
   const pair = async (rpcUrl: string, label: string) => {
-    const cold = await runPonder({
-      databaseUrl: target.databaseUrl,
-      rpcUrl,
-      deploymentsFile,
-      schema: `bench_cache_cold${label}`,
-      env,
-    });
-    const warm = await runPonder({
-      databaseUrl: target.databaseUrl,
-      rpcUrl,
-      deploymentsFile,
-      schema: `bench_cache_warm${label}`,
-      env,
-      clearCache: false,
-    });
+    const cold = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl, deploymentsFile, schema: `bench_cache_cold${label}`, env });
+    const warm = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl, deploymentsFile, schema: `bench_cache_warm${label}`, env, clearCache: false });
     return { cold, warm };
   };
   const loopback = await pair(chain.rpcUrl, "");
@@ -394,13 +303,7 @@ async function sectionReindex(target: { chain: Awaited<ReturnType<typeof prepare
 async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string }) {
   const { chain, deployment, deploymentsFile } = target.chain;
   const schema = "bench_live";
-  const indexer = await runPonder({
-    databaseUrl: target.databaseUrl,
-    rpcUrl: chain.rpcUrl,
-    deploymentsFile,
-    schema,
-    keepRunning: true,
-  });
+  const indexer = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema, keepRunning: true });
   const p = connectProtocol(chain.rpcUrl, deployment);
   const client = new pg.Client({ connectionString: target.databaseUrl });
   await client.connect();
@@ -410,17 +313,9 @@ async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareCha
   try {
     await p.testClient.setAutomine(false);
     await p.testClient.setIntervalMining({ interval: BLOCK_SECONDS });
-    const voters: Array<[Role, bigint]> = [
-      ["voter1", 4n],
-      ["voter2", 2n],
-      ["voter3", 1n],
-    ];
+    const voters: Array<[Role, bigint]> = [["voter1", 4n], ["voter2", 2n], ["voter3", 1n]];
     const nonces = new Map<string, number>();
-    for (const [role] of voters)
-      nonces.set(
-        role,
-        await p.publicClient.getTransactionCount({ address: roleAccount(role).address, blockTag: "pending" }),
-      );
+    for (const [role] of voters) nonces.set(role, await p.publicClient.getTransactionCount({ address: roleAccount(role).address, blockTag: "pending" }));
     const { encodeFunctionData } = await import("viem");
     const { PodManagerAbi } = await import("../abis");
     const { rows: columns } = await client.query<{ column_name: string }>(
@@ -472,27 +367,10 @@ async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareCha
         const nonce = nonces.get(role)!;
         nonces.set(role, nonce + 1);
         const data = encodeFunctionData({ abi: PodManagerAbi, functionName: "vote", args: [pod, 1n, true] });
-        return {
-          jsonrpc: "2.0",
-          id: i,
-          method: "eth_sendTransaction",
-          params: [
-            {
-              from: addresses.get(role),
-              to: deployment.contracts.PodManager.address,
-              gas: "0x30d40",
-              nonce: `0x${nonce.toString(16)}`,
-              data,
-            },
-          ],
-        };
+        return { jsonrpc: "2.0", id: i, method: "eth_sendTransaction", params: [{ from: addresses.get(role), to: deployment.contracts.PodManager.address, gas: "0x30d40", nonce: `0x${nonce.toString(16)}`, data }] };
       });
       const at = performance.now();
-      const response = await fetch(chain.rpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(batch),
-      });
+      const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(batch) });
       const results = (await response.json()) as Array<{ result?: `0x${string}`; error?: { message: string } }>;
       for (const r of results) {
         if (!r.result) throw new Error(`vote not sent: ${r.error?.message}`);
@@ -523,17 +401,11 @@ async function sectionSeedAndLanes(databaseUrl: string) {
     const tDeploy = performance.now();
     await seedDemo(chain.rpcUrl, deployment);
     const tSeed = performance.now();
-    console.log(
-      `deploy ${(tDeploy - t0).toFixed(0)} ms, seed ${(tSeed - tDeploy).toFixed(0)} ms (target: together < 60 s)`,
-    );
+    console.log(`deploy ${(tDeploy - t0).toFixed(0)} ms, seed ${(tSeed - tDeploy).toFixed(0)} ms (target: together < 60 s)`);
     if (!SECTIONS.has("lanes")) return;
 
     const p = connectProtocol(chain.rpcUrl, deployment);
-    const voters: Array<[Role, bigint]> = [
-      ["voter1", 4n],
-      ["voter2", 2n],
-      ["voter3", 1n],
-    ];
+    const voters: Array<[Role, bigint]> = [["voter1", 4n], ["voter2", 2n], ["voter3", 1n]];
     for (let i = 0; i < EXTRA_VOTES; i++) {
       const [role, pod] = voters[i % voters.length]!;
       await p.write(roleAccount(role), "PodManager", "vote", [pod, BigInt(1_000 + i), i % 4 !== 0]);
@@ -544,28 +416,19 @@ async function sectionSeedAndLanes(databaseUrl: string) {
     writeDeployment({ ...deployment, rpcUrl: chain.rpcUrl }, deploymentsFile);
     console.log(`chain: ${head} blocks, ${EXTRA_VOTES} extra votes`);
 
-    const results: Record<number, { seconds: number[]; peakMb: number[] }> = {
-      1: { seconds: [], peakMb: [] },
-      6: { seconds: [], peakMb: [] },
-    };
+    const results: Record<number, { seconds: number[]; peakMb: number[] }> = { 1: { seconds: [], peakMb: [] }, 6: { seconds: [], peakMb: [] } };
     for (let round = 0; round < ROUNDS; round++) {
       for (const lanes of round % 2 === 0 ? [1, 6] : [6, 1]) {
         const r = await backfill(databaseUrl, chain.rpcUrl, deploymentsFile, lanes, round);
         results[lanes]!.seconds.push(r.seconds);
         results[lanes]!.peakMb.push(r.peakMb);
-        console.log(
-          `  round ${round + 1}, ${lanes} lane(s): ready in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakMb.toFixed(0)} MB`,
-        );
+        console.log(`  round ${round + 1}, ${lanes} lane(s): ready in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakMb.toFixed(0)} MB`);
       }
     }
     const one = median(results[1]!.seconds);
     const six = median(results[6]!.seconds);
-    console.log(
-      `indexer start-to-ready, median of ${ROUNDS}: 1 lane ${one.toFixed(1)} s, 6 lanes ${six.toFixed(1)} s -> 6 lanes are ${(one / six).toFixed(2)}x faster`,
-    );
-    console.log(
-      `indexer peak RSS, median: 1 lane ${median(results[1]!.peakMb).toFixed(0)} MB, 6 lanes ${median(results[6]!.peakMb).toFixed(0)} MB (ratio ${(median(results[6]!.peakMb) / median(results[1]!.peakMb)).toFixed(2)})`,
-    );
+    console.log(`indexer start-to-ready, median of ${ROUNDS}: 1 lane ${one.toFixed(1)} s, 6 lanes ${six.toFixed(1)} s -> 6 lanes are ${(one / six).toFixed(2)}x faster`);
+    console.log(`indexer peak RSS, median: 1 lane ${median(results[1]!.peakMb).toFixed(0)} MB, 6 lanes ${median(results[6]!.peakMb).toFixed(0)} MB (ratio ${(median(results[6]!.peakMb) / median(results[1]!.peakMb)).toFixed(2)})`);
   } finally {
     await chain.stop();
   }

@@ -29,7 +29,10 @@ function filesUnder(root: string, rel: string): string[] {
  * views schema keeps the API's name stable. At most 45 characters, as Ponder requires.
  */
 export function indexerSchemaName(contracts: Record<IndexedContract, ContractLocation>, root: string): string {
-  const chain = createHash("sha256").update(JSON.stringify(contracts)).digest("hex").slice(0, 8);
+  const chain = createHash("sha256")
+    .update(JSON.stringify(contracts))
+    .digest("hex")
+    .slice(0, 8);
   const code = createHash("sha256");
   for (const file of INDEXER_INPUTS.flatMap((rel) => filesUnder(root, rel))) {
     code.update(file).update(readFileSync(path.join(root, file)));

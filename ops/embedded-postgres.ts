@@ -137,17 +137,11 @@ export function resolveDataDir(requested: string): string {
 function run(file: string, args: string[], owner: OwnerIds | null): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = "";
-    const child = spawn(file, args, {
-      ...(owner ?? {}),
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, LC_ALL: "C" },
-    });
+    const child = spawn(file, args, { ...(owner ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
     child.stdout.on("data", (chunk) => (output += String(chunk)));
     child.stderr.on("data", (chunk) => (output += String(chunk)));
     child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(file)} failed (${code}): ${output.trim()}`)),
-    );
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} failed (${code}): ${output.trim()}`))));
   });
 }
 
@@ -161,15 +155,7 @@ export async function initCluster(binaries: Binaries, dataDir: string, user: str
   try {
     await run(
       binaries.initdb,
-      [
-        `--pgdata=${dataDir}`,
-        `--username=${user}`,
-        `--pwfile=${passwordFile}`,
-        "--auth=scram-sha-256",
-        "--encoding=UTF8",
-        "--locale=C",
-        "--no-instructions",
-      ],
+      [`--pgdata=${dataDir}`, `--username=${user}`, `--pwfile=${passwordFile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions"],
       owner,
     );
   } finally {
@@ -194,7 +180,7 @@ export function startServer(
   const child = spawn(
     binaries.postgres,
     ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-    // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops it last
+        // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops it last
     { ...(owner ?? {}), detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -16,12 +16,10 @@ export const RECOVERY_COMMAND = "npm run reindex";
 /** Why an indexer process ended, from its exit signal and its last output lines. */
 export type CrashCause = "out-of-memory" | "rpc" | "database" | "other";
 
-const OUT_OF_MEMORY =
-  /heap out of memory|Reached heap limit|Allocation failed|ERR_WORKER_OUT_OF_MEMORY|Cannot allocate memory/i;
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|Allocation failed|ERR_WORKER_OUT_OF_MEMORY|Cannot allocate memory/i;
 const DATABASE_FAILURE =
   /\b(postgres|PostgreSQL|pg_|database|DbConnectionError|relation "|connection terminated|too many clients|57P0\d|53300)\b|:5432\b/i;
-const RPC_FAILURE =
-  /\b(RPC|eth_\w+|HttpRequestError|RpcRequestError|TimeoutError|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up)\b/i;
+const RPC_FAILURE = /\b(RPC|eth_\w+|HttpRequestError|RpcRequestError|TimeoutError|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up)\b/i;
 
 /**
  * The cause of an exit: a V8 heap abort (SIGABRT, "heap out of memory") or the kernel's OOM
@@ -146,15 +144,7 @@ export async function superviseIndexer(options: SupervisorOptions): Promise<Supe
       restarts += 1;
       const { cause, line } = crashCause(signal, recentLines);
       recentLines = [];
-      options.onEvent({
-        kind: "crashed",
-        code,
-        signal,
-        restartInMs: delay,
-        cause,
-        ...(line === undefined ? {} : { line }),
-        restarts,
-      });
+      options.onEvent({ kind: "crashed", code, signal, restartInMs: delay, cause, ...(line === undefined ? {} : { line }), restarts });
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (stopping) return;
       await releaseSchemaLock(options.databaseUrl, options.schema).catch(() => undefined);

@@ -27,9 +27,9 @@ export const DEFAULT_INDEXING_CACHE_BYTES = 64 * 1024 * 1024;
  * V8 old-space limit of the indexer process (MB; INDEXER_MAX_OLD_SPACE_MB overrides, 0 = node's
  * default): a safety margin, not the bound of the working set. The working set is bounded by
  * what one block or one sync interval holds: the busy-block chain (blocks of 2,000 transactions)
- * indexes in a 160 MB heap, the 50k-event chain in 192 MB (not 160); 384 MB is twice that. With node's
- * default limit (a quarter of the machine's memory) V8 lets the heap grow before collecting
- * (573 MB RSS on the 50k chain; 424 MB with 384). Figures: bench/README.md, "Busy blocks".
+ * indexes in a 160 MB heap, the 50k-event chain in 192 MB (not 160); 384 MB is twice that. With
+ * node's default limit (a quarter of the machine's memory) V8 lets the heap grow before
+ * collecting (573 MB RSS on the 50k chain; 424 MB with 384). Figures: bench/README.md, "Busy blocks".
  */
 export const DEFAULT_MAX_OLD_SPACE_MB = 384;
 
@@ -38,8 +38,7 @@ function heapArgs(nodeArgs: string[], env: NodeJS.ProcessEnv): string[] {
   const value = env.INDEXER_MAX_OLD_SPACE_MB?.trim();
   const mb = value ? Number(value) : DEFAULT_MAX_OLD_SPACE_MB;
   if (mb === 0) return [];
-  if (!Number.isInteger(mb) || mb < 64)
-    throw new Error(`INDEXER_MAX_OLD_SPACE_MB must be an integer >= 64, got ${value}`);
+  if (!Number.isInteger(mb) || mb < 64) throw new Error(`INDEXER_MAX_OLD_SPACE_MB must be an integer >= 64, got ${value}`);
   return [`--max-old-space-size=${mb}`];
 }
 
@@ -160,9 +159,7 @@ export async function clearSyncCache(databaseUrl: string, chainId = 8453, keep: 
     );
     for (const { table_name } of rows) {
       if (keep.includes(table_name)) continue;
-      await client.query(`DELETE FROM ponder_sync.${client.escapeIdentifier(table_name)} WHERE chain_id = $1`, [
-        chainId,
-      ]);
+      await client.query(`DELETE FROM ponder_sync.${client.escapeIdentifier(table_name)} WHERE chain_id = $1`, [chainId]);
     }
   } finally {
     await client.end();
@@ -267,8 +264,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
     const deadline = Date.now() + timeoutMs;
     let last = -1;
     while (Date.now() < deadline) {
-      if (hasExited)
-        throw new Error(`indexer exited while waiting for block ${target}:\n${recent.slice(-15).join("\n")}`);
+      if (hasExited) throw new Error(`indexer exited while waiting for block ${target}:\n${recent.slice(-15).join("\n")}`);
       try {
         const response = await fetch(`${baseUrl()}/status`, { signal: AbortSignal.timeout(2_000) });
         if (response.ok) {

@@ -42,12 +42,7 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
 }
 
 /** Asks `pid` to stop with `signal`, then SIGKILL after `graceMs`; no-op when it is not `role`'s program. */
-export async function stopLeftover(
-  role: ProcessRole,
-  pid: number,
-  signal: NodeJS.Signals,
-  graceMs = 8_000,
-): Promise<boolean> {
+export async function stopLeftover(role: ProcessRole, pid: number, signal: NodeJS.Signals, graceMs = 8_000): Promise<boolean> {
   const command = commandLine(pid);
   if (!isAlive(pid) || (command !== undefined && !command.includes(COMMAND_MARKERS[role]))) return false;
   process.kill(pid, signal);
@@ -90,16 +85,10 @@ export class LauncherLock {
     fs.mkdirSync(dataDir, { recursive: true });
     const running = launcherRunning(dataDir);
     if (running) {
-      throw new Error(
-        `npm start is already running from this folder (pid ${running}); stop it first (Ctrl-C or kill -INT ${running})`,
-      );
+      throw new Error(`npm start is already running from this folder (pid ${running}); stop it first (Ctrl-C or kill -INT ${running})`);
     }
     const previous = readRecord(file);
-    const signals: [ProcessRole, NodeJS.Signals][] = [
-      ["indexer", "SIGINT"],
-      ["anvil", "SIGTERM"],
-      ["postgres", "SIGINT"],
-    ];
+    const signals: [ProcessRole, NodeJS.Signals][] = [["indexer", "SIGINT"], ["anvil", "SIGTERM"], ["postgres", "SIGINT"]];
     for (const [role, signal] of signals) {
       const pid = previous?.children[role];
       if (pid && (await stopLeftover(role, pid, signal))) onCleanup(role, pid);

@@ -15,24 +15,12 @@ export function logFormatFrom(env: NodeJS.ProcessEnv = process.env): LogFormat {
  * (the read bench writes them to /dev/null).
  */
 export function createLogger(
-  options: {
-    level?: LevelWithSilent;
-    format?: LogFormat;
-    bindings?: Record<string, unknown>;
-    destination?: DestinationStream;
-  } = {},
+  options: { level?: LevelWithSilent; format?: LogFormat; bindings?: Record<string, unknown>; destination?: DestinationStream } = {},
 ): Logger {
   const base = { level: options.level ?? "info", base: options.bindings ?? {} };
-  if ((options.format ?? logFormatFrom()) === "json")
-    return options.destination ? pino(base, options.destination) : pino(base);
+  if ((options.format ?? logFormatFrom()) === "json") return options.destination ? pino(base, options.destination) : pino(base);
   return pino(
     base,
-    pretty({
-      sync: true,
-      singleLine: true,
-      colorize: process.stdout.isTTY,
-      ignore: "pid,hostname,requestId",
-      translateTime: "HH:MM:ss",
-    }),
+    pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY, ignore: "pid,hostname,requestId", translateTime: "HH:MM:ss" }),
   );
 }

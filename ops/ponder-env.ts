@@ -19,12 +19,7 @@
  *                         without START_BLOCK is indexed from block 0.
  */
 import { deploymentsFile, readDeployment, type Deployment } from "../chain/deployments";
-import {
-  ADDRESS_ENV,
-  isLoopbackUrl,
-  resolveContracts as resolveProtocolContracts,
-  type ContractLocation,
-} from "../chain/protocol-config";
+import { ADDRESS_ENV, isLoopbackUrl, resolveContracts as resolveProtocolContracts, type ContractLocation } from "../chain/protocol-config";
 
 export { isLoopbackUrl };
 

@@ -77,9 +77,7 @@ export async function createDatabase(serverUrl: string, name: string): Promise<v
 /** Creates `name` as a copy of `template` (which must have no open connection). */
 export async function copyDatabase(serverUrl: string, template: string, name: string): Promise<void> {
   await withClient(maintenanceUrl(serverUrl), async (client) => {
-    await client.query(
-      `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(template)}`,
-    );
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(template)}`);
   });
 }
 
@@ -142,9 +140,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   }
   const port = options.port ?? (await freePort());
   const server = await startServer(binaries, dataDir, port, options.onLog ?? (() => undefined)).catch((error) => {
-    throw new Error(
-      `Embedded PostgreSQL failed to start on port ${port}: ${error instanceof Error ? error.message : error}`,
-    );
+    throw new Error(`Embedded PostgreSQL failed to start on port ${port}: ${error instanceof Error ? error.message : error}`);
   });
 
   const url = serverUrl(port);

@@ -66,11 +66,7 @@ export function renderArtifacts({ artifacts, compilerVersion }: ReturnType<typeo
     files[`abis/${name}Abi.ts`] = `${HEADER}export const ${name}Abi = ${JSON.stringify(abi, null, 2)} as const;\n`;
   }
   files["abis/index.ts"] =
-    HEADER +
-    Object.keys(artifacts)
-      .map((n) => `export { ${n}Abi } from "./${n}Abi";`)
-      .join("\n") +
-    "\n";
+    HEADER + Object.keys(artifacts).map((n) => `export { ${n}Abi } from "./${n}Abi";`).join("\n") + "\n";
   const bytecode = Object.entries(artifacts)
     .map(([name, { bytecode }]) => `  ${name}: "${bytecode}",`)
     .join("\n");

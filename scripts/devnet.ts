@@ -40,9 +40,7 @@ for (const [name, { address, startBlock }] of Object.entries(deployment.contract
 }
 console.log(`deployments written to ${deploymentsFile()}`);
 const counts = summary && (({ seeded: _seeded, ...rest }) => rest)(summary);
-console.log(
-  `deploy ${deployed - started} ms` + (counts ? `, seed ${Date.now() - deployed} ms: ${JSON.stringify(counts)}` : ""),
-);
+console.log(`deploy ${deployed - started} ms` + (counts ? `, seed ${Date.now() - deployed} ms: ${JSON.stringify(counts)}` : ""));
 console.log("Ctrl-C stops the chain.");
 
 const stop = async () => {

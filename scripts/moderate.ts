@@ -41,10 +41,7 @@ if (command !== "ban" && command !== "list-unchecked") exitWithUsage(USAGE, `Unk
 if (command === "ban" && (!values.pod || !values.reason)) exitWithUsage(USAGE, "ban needs --pod and --reason");
 
 const database: DatabaseHandle = await resolveDatabase();
-const store = createDb(database.url, {
-  chainSchemaName: process.env.PONDER_VIEWS_SCHEMA || "chain",
-  maxConnections: 2,
-});
+const store = createDb(database.url, { chainSchemaName: process.env.PONDER_VIEWS_SCHEMA || "chain", maxConnections: 2 });
 
 let exitCode = 0;
 try {
@@ -78,9 +75,7 @@ try {
           : result.onChain === "already"
             ? "already invalid on chain"
             : "not minted: nothing to invalidate on chain";
-      console.log(
-        `Pod ${result.podId ?? "(no metadata)"} token ${result.tokenId ?? "-"}: ${chainPart}; ${result.podId ? "marked banned" : "no record to mark"}.`,
-      );
+      console.log(`Pod ${result.podId ?? "(no metadata)"} token ${result.tokenId ?? "-"}: ${chainPart}; ${result.podId ? "marked banned" : "no record to mark"}.`);
     }
   }
 } catch (error) {

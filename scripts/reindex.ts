@@ -33,9 +33,7 @@ const database = await resolveDatabase();
 try {
   await dropIndexerSchema(database.url, schema);
   if (!values["keep-rpc-cache"]) await clearSyncCache(database.url);
-  console.log(
-    `dropped schema ${schema}${values["keep-rpc-cache"] ? "" : " and the RPC cache"}; the next npm start reindexes`,
-  );
+  console.log(`dropped schema ${schema}${values["keep-rpc-cache"] ? "" : " and the RPC cache"}; the next npm start reindexes`);
 } finally {
   await database.stop();
 }

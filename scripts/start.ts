@@ -49,9 +49,7 @@ const say = (line: string) => logger.info(line);
 const SEED_SUMMARY_FILE = path.join(DEVNET_DIR, "seed-summary.json");
 
 function readSeedSummary(): SeedSummary | undefined {
-  return existsSync(SEED_SUMMARY_FILE)
-    ? (JSON.parse(readFileSync(SEED_SUMMARY_FILE, "utf8")) as SeedSummary)
-    : undefined;
+  return existsSync(SEED_SUMMARY_FILE) ? (JSON.parse(readFileSync(SEED_SUMMARY_FILE, "utf8")) as SeedSummary) : undefined;
 }
 
 const stack: { name: string; stop: () => Promise<unknown> }[] = [];
@@ -99,9 +97,7 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?
   writeDeployment(deployment);
   writeFileSync(SEED_SUMMARY_FILE, JSON.stringify(summary, null, 2) + "\n");
   const { seeded: _seeded, ...counts } = summary;
-  say(
-    `chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`,
-  );
+  say(`chain: anvil (8453) on ${chain.rpcUrl}: deployed and seeded in ${Date.now() - started} ms ${JSON.stringify(counts)}`);
   return { chain, fresh: true, seed: summary };
 }
 
@@ -119,9 +115,7 @@ function reportIndexerEvent(event: SupervisorEvent, schema: string): void {
     logger.warn(`indexer restarted (attempt ${event.attempt})`);
     onIndexerRestart?.(supervisedIndexer?.current.process.pid);
   } else if (event.recovery === "reindexing") {
-    logger.error(
-      `indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); reindexing schema ${schema} from the local chain`,
-    );
+    logger.error(`indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); reindexing schema ${schema} from the local chain`);
   } else {
     logger.error(
       `indexer: the chain reorganised deeper than the finality depth (${event.line.trim()}); the indexed state cannot follow it. Stop the service and run \`${RECOVERY_COMMAND}\` (the API's off-chain data is kept).`,
@@ -154,12 +148,7 @@ async function reportBackfill(indexer: () => Indexer, head: () => Promise<bigint
 }
 
 /** Gives the seeded datanets and pods their off-chain metadata through the API (skips what has it); never fails the start. */
-async function addDemoMetadata(
-  platformUrl: string,
-  seed: SeedSummary,
-  indexer: () => Indexer,
-  head: () => Promise<bigint>,
-) {
+async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: () => Indexer, head: () => Promise<bigint>) {
   try {
     // the public lists show indexed state: let the indexer reach the seed's last block first
     await indexer().waitForBlock(await head(), 60_000);
@@ -173,15 +162,11 @@ async function addDemoMetadata(
 
 async function main() {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
-  lock = await LauncherLock.acquire(DATA_DIR, (role, pid) =>
-    say(`stopped a ${role} (pid ${pid}) left running by an earlier start`),
-  );
+  lock = await LauncherLock.acquire(DATA_DIR, (role, pid) => say(`stopped a ${role} (pid ${pid}) left running by an earlier start`));
   const database: DatabaseHandle = await resolveDatabase({ dataDir: path.join(DATA_DIR, "postgres") });
   stack.push({ name: "postgres", stop: () => database.stop() });
   lock.track("postgres", database.pid);
-  say(
-    `postgres: ${database.dataDir ? `embedded, data in ${path.relative(process.cwd(), database.dataDir)}` : "DATABASE_URL"}`,
-  );
+  say(`postgres: ${database.dataDir ? `embedded, data in ${path.relative(process.cwd(), database.dataDir)}` : "DATABASE_URL"}`);
 
   const { chain, fresh, seed } = await startChain();
   const protocol = loadProtocolConfig({ ...process.env, ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });

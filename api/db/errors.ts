@@ -27,6 +27,7 @@ export const isUndefinedTable = (error: unknown): boolean => postgresErrorCode(e
 /** The constraint a violation hit (e.g. "verified_transactions_pkey"). */
 export const violatedConstraint = (error: unknown): string | undefined => postgresError(error)?.constraint;
 
+
 /**
  * Errors meaning "the database cannot be reached or cannot serve right now", as opposed to
  * a fault of the request or a bug: the caller should answer 503 and the pool heals by itself.

@@ -16,10 +16,7 @@ const STALE_CONNECTION_NODE_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 export function isStaleConnectionError(error: unknown): boolean {
   const database = postgresError(error);
-  if (database)
-    return (
-      database.code !== undefined && (database.code.startsWith("08") || STALE_CONNECTION_SQLSTATES.has(database.code))
-    );
+  if (database) return database.code !== undefined && (database.code.startsWith("08") || STALE_CONNECTION_SQLSTATES.has(database.code));
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && STALE_CONNECTION_NODE_CODES.has(code)) return true;

@@ -50,11 +50,9 @@ export function createEvalApp(deps: EvalDeps) {
     bodyLimitExempt: (c) => c.req.method === "PUT" && c.req.path.startsWith(`${EVAL_BASE_PATH}/storage/uploads/`),
     surface: { name: "eval", config },
   });
-  const limiter =
-    deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...config.rateLimit, keyPrefix: "eval", logger: deps.logger });
+  const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...config.rateLimit, keyPrefix: "eval", logger: deps.logger });
   const keyIssuanceLimiter =
-    deps.keyIssuanceLimiter ??
-    createPostgresRateLimiter(pool, { ...evalConfig.keys.rateLimit, keyPrefix: "eval-keys" });
+    deps.keyIssuanceLimiter ?? createPostgresRateLimiter(pool, { ...evalConfig.keys.rateLimit, keyPrefix: "eval-keys" });
   const rateLimitByIpAndIdentity = rateLimit(limiter, { trustProxy: config.trustProxy });
   const ctx: EvalContext = {
     db: deps.db,

@@ -34,7 +34,9 @@ export const KEY_USAGE = `Usage:
   npm run eval:key -- --account <name> [--label <label>]   create the account if needed and print a new key once
   npm run eval:key -- --revoke <key id>                      revoke a key`;
 
-export type KeyCommand = { kind: "issue"; account: string; label: string | null } | { kind: "revoke"; keyId: string };
+export type KeyCommand =
+  | { kind: "issue"; account: string; label: string | null }
+  | { kind: "revoke"; keyId: string };
 
 export function parseKeyArgs(argv: string[]): KeyCommand {
   let values: { account?: string; label?: string; revoke?: string };
@@ -143,11 +145,7 @@ export interface RecordedReview {
 }
 
 /** Records a human review of an evaluation (by its evalId); the judge weighs it if it is still PENDING. */
-export async function recordHumanReview(
-  db: OffchainDb,
-  command: ReviewCommand,
-  now: Date = new Date(),
-): Promise<RecordedReview> {
+export async function recordHumanReview(db: OffchainDb, command: ReviewCommand, now: Date = new Date()): Promise<RecordedReview> {
   const [evaluation] = await db
     .select({ id: evaluations.id, status: evaluations.status })
     .from(evaluations)

@@ -126,11 +126,7 @@ export class BatchedRateLimiter {
 
   private standing(counter: Counter, now: number): Standing {
     const consumed = consumedOf(counter);
-    return {
-      consumed,
-      remainingPoints: Math.max(0, this.points - consumed),
-      msBeforeNext: counter.window + this.msDuration - now,
-    };
+    return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
   }
 
   consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
@@ -210,8 +206,7 @@ export class BatchedRateLimiter {
         counter.pending += counter.sending;
         counter.sending = 0;
       }
-      if (!this.failing)
-        this.logger?.warn({ err: error }, "rate-limit sync failed; counting per process until it succeeds");
+      if (!this.failing) this.logger?.warn({ err: error }, "rate-limit sync failed; counting per process until it succeeds");
       this.failing = true;
     }
   }

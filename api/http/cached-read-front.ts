@@ -90,13 +90,7 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
   const timerOf = (sending: Sending, method: ReadMethod, { status, route }: CachedAnswer) =>
     (sending.timers[method] ??= requestTimer(surface, method, status, route));
 
-  const write = (
-    incoming: IncomingMessage,
-    outgoing: ServerResponse,
-    answer: CachedAnswer,
-    sending: Sending,
-    standing: BudgetStanding,
-  ) => {
+  const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, sending: Sending, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object: the template, its blanks filled
     let list: string[];
     if (showsStanding(standing)) {

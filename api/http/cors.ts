@@ -60,9 +60,7 @@ export function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undef
   }
   const credentialed = ["Access-Control-Allow-Credentials", "true", ...exposed, "Vary", "Origin"];
   // one list per allowed origin, made once (the front of cached reads keeps its header list by it)
-  const byOrigin = new Map(
-    origins.map((allowed) => [allowed, ["Access-Control-Allow-Origin", allowed, ...credentialed]]),
-  );
+  const byOrigin = new Map(origins.map((allowed) => [allowed, ["Access-Control-Allow-Origin", allowed, ...credentialed]]));
   return (origin) => (origin !== undefined && byOrigin.get(origin)) || credentialed;
 }
 

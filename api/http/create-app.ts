@@ -65,12 +65,7 @@ export interface CreateAppOptions {
  * also its request metrics, `GET /metrics` (api/http/metrics.ts; before any rate limit, and not
  * counted itself) and CORS (api/http/cors.ts).
  */
-export function createApp<E extends AppEnv = AppEnv>({
-  logger,
-  maxBodyBytes,
-  bodyLimitExempt,
-  surface,
-}: CreateAppOptions): OpenAPIHono<E> {
+export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
   const app = createRootRouter<E>();
   app.use(requestId);
   if (surface) app.use(requestMetrics(surface.name));

@@ -64,9 +64,7 @@ export function chainHeadFrom(client: PublicClient): ChainHeadSource {
     try {
       const block = await Promise.race([
         client.getBlock({ blockTag: "latest" }),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error("timeout")), CHAIN_HEAD_TIMEOUT_MS).unref(),
-        ),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), CHAIN_HEAD_TIMEOUT_MS).unref()),
       ]);
       return { number: block.number, timestamp: block.timestamp };
     } catch {
@@ -94,9 +92,10 @@ function decodeCheckpoint(checkpoint: string): { timestamp: number; block: numbe
 
 /** The indexed head from the views schema; null before Ponder has a checkpoint. Throws when the database fails. */
 async function indexedHead(pool: pg.Pool, viewsSchema: string): Promise<{ timestamp: number; block: number } | null> {
-  const exists = await pool.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [
-    `"${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint"`,
-  ]);
+  const exists = await pool.query<{ found: boolean }>(
+    "SELECT to_regclass($1) IS NOT NULL AS found",
+    [`"${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint"`],
+  );
   if (!exists.rows[0]?.found) return null;
   const result = await pool.query<{ latest_checkpoint: string }>(
     `SELECT latest_checkpoint FROM "${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint" ORDER BY latest_checkpoint LIMIT 1`,

@@ -36,9 +36,7 @@ export function requestLogger(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestLog = logger.child({ requestId: c.get("requestId") });
     c.set("logger", requestLog);
     await next();
-    logRequest(requestLog, c.req.method, c.req.path, c.res.status, startedAt, {
-      fromCache: c.get("answeredFromCache") === true,
-    });
+    logRequest(requestLog, c.req.method, c.req.path, c.res.status, startedAt, { fromCache: c.get("answeredFromCache") === true });
   };
 }
 
@@ -73,7 +71,6 @@ export function logRequest(
   if (!requestLog.isLevelEnabled(level)) return;
   const durationMs = Math.round((performance.now() - startedAt) * 10) / 10;
   // `requestId` for a logger without it: first, where a child's binding would be (the same line)
-  const line =
-    requestId === undefined ? { method, path, status, durationMs } : { requestId, method, path, status, durationMs };
+  const line = requestId === undefined ? { method, path, status, durationMs } : { requestId, method, path, status, durationMs };
   requestLog[level](line, "request");
 }

@@ -53,13 +53,7 @@ interface LocalSeries {
  */
 type LocalValues = Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
 
-function registerLocal(
-  name: string,
-  help: string,
-  type: "counter" | "histogram",
-  values: () => LocalValues,
-  reset: () => void,
-) {
+function registerLocal(name: string, help: string, type: "counter" | "histogram", values: () => LocalValues, reset: () => void) {
   metricsRegistry.registerMetric({
     name,
     help,
@@ -96,8 +90,7 @@ function localMetric(name: string, help: string, type: "counter" | "histogram", 
   };
   const seriesOf = (key: string, labels: () => Record<string, string>): LocalSeries => {
     let s = series.get(key);
-    if (!s)
-      series.set(key, (s = { labels: labels(), count: 0, sum: 0, buckets: new Array(bounds.length + 1).fill(0) }));
+    if (!s) series.set(key, (s = { labels: labels(), count: 0, sum: 0, buckets: new Array(bounds.length + 1).fill(0) }));
     return s;
   };
   const count = (s: LocalSeries, value: number) => {
@@ -194,21 +187,11 @@ export function requestMetrics(surface: Surface): MiddlewareHandler<AppEnv> {
 }
 
 /** Counts and times one answered request (`started`: process.hrtime.bigint() when it arrived). */
-export function observeRequest(
-  surface: Surface,
-  requestMethod: string,
-  status: number,
-  route: string,
-  started: bigint,
-): void {
+export function observeRequest(surface: Surface, requestMethod: string, status: number, route: string, started: bigint): void {
   const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : "OTHER";
   const key = `${surface} ${method} ${status} ${route}`;
   // inline, unnamed: a named closure costs a `__name` call per request under tsx (keepNames)
-  httpDuration.add(
-    key,
-    () => ({ surface, method, route, status: String(status) }),
-    Number(process.hrtime.bigint() - started) / 1e9,
-  );
+  httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 /**
@@ -216,18 +199,8 @@ export function observeRequest(
  * each took: for a caller answering many of them (the front of cached reads), which then skips
  * finding the series by its labels each time.
  */
-export function requestTimer(
-  surface: Surface,
-  method: "GET" | "HEAD",
-  status: number,
-  route: string,
-): (seconds: number) => void {
-  return httpDuration.handle(`${surface} ${method} ${status} ${route}`, () => ({
-    surface,
-    method,
-    route,
-    status: String(status),
-  }));
+export function requestTimer(surface: Surface, method: "GET" | "HEAD", status: number, route: string): (seconds: number) => void {
+  return httpDuration.handle(`${surface} ${method} ${status} ${route}`, () => ({ surface, method, route, status: String(status) }));
 }
 
 export function countRateLimitRejection(surface: Surface | undefined, budget: string): void {
@@ -244,11 +217,7 @@ export function countCacheLookup(
 }
 
 /** countCacheLookup of one surface, cache and result, made once for a caller counting many. */
-export function cacheLookupCounter(
-  surface: Surface,
-  cache: "response" | "count",
-  result: "hit" | "stale" | "miss",
-): () => void {
+export function cacheLookupCounter(surface: Surface, cache: "response" | "count", result: "hit" | "stale" | "miss"): () => void {
   return cacheLookups.handle(`${surface} ${cache} ${result}`, () => ({ surface, cache, result }));
 }
 

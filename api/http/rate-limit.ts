@@ -4,12 +4,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type { Context, MiddlewareHandler } from "hono";
 import type pg from "pg";
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimits } from "../db/offchain/shared";
 import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
 import { tooManyRequests } from "./errors";
@@ -62,11 +57,7 @@ export interface RateLimitOptions {
 
 /** With `trustProxy`, the nearest hop of X-Forwarded-For (the one our proxy added). */
 function forwardedFor(header: string | undefined): string | undefined {
-  return header
-    ?.split(",")
-    .map((hop) => hop.trim())
-    .filter(Boolean)
-    .at(-1);
+  return header?.split(",").map((hop) => hop.trim()).filter(Boolean).at(-1);
 }
 
 /** The client of a Node request (see clientIp). */
@@ -111,11 +102,7 @@ type ChargedAhead = { key: string; standing: BudgetStanding };
  * no client address, or over budget (the middleware's 429). A request then passed on to the app
  * must be marked with markChargedAhead, or the middleware charges it again.
  */
-export function chargeIpAhead(
-  incoming: IncomingMessage,
-  limiter: BatchedRateLimiter,
-  trustProxy: boolean,
-): BudgetStanding | undefined {
+export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
   const key = nodeBudgetKey(incoming, trustProxy);
   if (key === undefined) return undefined;
   const taken = limiter.takeIfAdmitted(key);
@@ -153,8 +140,7 @@ function nodeBudgetKey(incoming: IncomingMessage, trustProxy: boolean): string |
  */
 export function markChargedAhead(incoming: IncomingMessage, trustProxy: boolean, standing: BudgetStanding): void {
   const key = nodeBudgetKey(incoming, trustProxy);
-  if (key !== undefined)
-    (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
+  if (key !== undefined) (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
 }
 
 /** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
@@ -210,8 +196,7 @@ function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number
   const current = budgets.standing;
   if (
     current &&
-    (current.remaining < standing.remaining ||
-      (current.remaining === standing.remaining && current.resetSeconds >= standing.resetSeconds))
+    (current.remaining < standing.remaining || (current.remaining === standing.remaining && current.resetSeconds >= standing.resetSeconds))
   ) {
     return;
   }
@@ -263,13 +248,7 @@ export function chargeBudget(
 }
 
 /** Over budget: throws the 429, with the request's RateLimit-* headers and Retry-After. */
-function reject(
-  c: Context<AppEnv>,
-  limit: number,
-  remainingPoints: number,
-  msBeforeNext: number,
-  budget: string,
-): never {
+function reject(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number, budget: string): never {
   noteStanding(c, limit, remainingPoints, msBeforeNext);
   countRateLimitRejection(c.get("surface"), budget);
   const error = tooManyRequests(msBeforeNext / 1000);

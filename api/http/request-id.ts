@@ -20,11 +20,7 @@ export function requestIdFor(sent: string | undefined): string {
   sequence = (sequence + 1) % 2 ** 48;
   const low = sequence % 4096;
   if (low === 0 || leading === "") {
-    leading =
-      PROCESS_PREFIX +
-      Math.floor(sequence / 4096)
-        .toString(16)
-        .padStart(9, "0");
+    leading = PROCESS_PREFIX + Math.floor(sequence / 4096).toString(16).padStart(9, "0");
   }
   return leading + LAST_DIGITS[low];
 }

@@ -64,9 +64,7 @@ export const SMALL_BODY_BYTES = 1024;
 
 /** A small body as its latin1 text (CachedAnswer.bodyText), else undefined. */
 export function smallBodyText(body: Uint8Array): string | undefined {
-  return body.byteLength <= SMALL_BODY_BYTES
-    ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1")
-    : undefined;
+  return body.byteLength <= SMALL_BODY_BYTES ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1") : undefined;
 }
 
 /** What a request answered from the cache gets: a 200 with the kept body, or a 304. */
@@ -101,10 +99,7 @@ export interface ResponseCache {
    * middleware would answer with `recent()` (no Authorization, no cookie, no Cache-Control).
    * At once when the read version is known without a probe, else once the probe answers.
    */
-  freshAnswer(
-    url: RequestUrl,
-    ifNoneMatch: string | undefined,
-  ): CachedAnswer | undefined | Promise<CachedAnswer | undefined>;
+  freshAnswer(url: RequestUrl, ifNoneMatch: string | undefined): CachedAnswer | undefined | Promise<CachedAnswer | undefined>;
   /** Whether a request's path may be cached (the option it was made with). */
   cacheable(path: string): boolean;
   /** Entries held (tests, metrics). */
@@ -181,12 +176,7 @@ class EntryStore {
 const flatList = (headers: Record<string, string>) => Object.entries(headers).flat();
 
 /** The headers of a 200 answer of a kept body with `x-cache: status` (its computing miss's too). */
-function okHeadersOf(
-  body: Uint8Array,
-  contentType: string,
-  etag: string,
-  status: "hit" | "stale" | "miss",
-): Record<string, string> {
+function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status: "hit" | "stale" | "miss"): Record<string, string> {
   // content-length also for a HEAD, whose answer has no body to take it from
   return {
     etag,
@@ -211,15 +201,7 @@ interface KeptBody {
 function answersOf({ body, bodyText, contentType, etag, route, plainTarget }: KeptBody, status: "hit" | "stale") {
   const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
   const okHeaders = okHeadersOf(body, contentType, etag, status);
-  const ok: CachedAnswer = {
-    status: 200,
-    body,
-    headers: okHeaders,
-    headerList: flatList(okHeaders),
-    route,
-    plainTarget,
-    bodyText,
-  };
+  const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, plainTarget, bodyText };
   const notModified: CachedAnswer = {
     status: 304,
     body: null,
@@ -306,9 +288,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
   const freshAnswer = (url: RequestUrl, ifNoneMatch: string | undefined) => {
     const seen = options.version.recent();
-    return typeof seen === "object"
-      ? seen.then((at) => freshAnswerAt(at, url, ifNoneMatch))
-      : freshAnswerAt(seen, url, ifNoneMatch);
+    return typeof seen === "object" ? seen.then((at) => freshAnswerAt(at, url, ifNoneMatch)) : freshAnswerAt(seen, url, ifNoneMatch);
   };
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -327,8 +307,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     if (!options.cacheable(c.req.path) || requestHeader(c, "authorization")) return next();
     // a caller that may have just written (a cookie, or asks to revalidate) waits for a fresh
     // version; anyone else gets one at most the version's maxAgeMs old
-    const strict =
-      requestHeader(c, "cookie") !== undefined || requestHeader(c, "cache-control")?.includes("no-cache") === true;
+    const strict = requestHeader(c, "cookie") !== undefined || requestHeader(c, "cache-control")?.includes("no-cache") === true;
     const seen = strict ? await options.version.current() : await options.version.recent();
     if (seen === undefined) return next();
     const url = requestUrl(c);

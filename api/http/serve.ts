@@ -12,12 +12,10 @@ export interface ServableApp {
 /** Serves `app` on `hostname`:`port` (0: a free port), its front first; resolves once listening. */
 export function serveApp(app: ServableApp, hostname: string, port: number): Promise<ServerType> {
   const front = app.front;
-  const withFront =
-    front && ((options: ServerOptions, listener: NodeListener) => createServer(options, front(listener)));
+  const withFront = front && ((options: ServerOptions, listener: NodeListener) => createServer(options, front(listener)));
   return new Promise((resolve, reject) => {
-    const server = serve(
-      { fetch: app.fetch, hostname, port, createServer: withFront as typeof createServer | undefined },
-      () => resolve(server),
+    const server = serve({ fetch: app.fetch, hostname, port, createServer: withFront as typeof createServer | undefined }, () =>
+      resolve(server),
     );
     server.once("error", reject);
     answerClientErrorsAsJson(server as Server);

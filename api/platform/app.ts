@@ -78,12 +78,7 @@ export function createPlatformApp(deps: PlatformDeps) {
   app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);
   const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH, ctx.platform.config.readCache);
   if (readCache) app.use(`${PLATFORM_BASE_PATH}/*`, readCache.middleware);
-  registerReadiness(app, {
-    surface: "Platform",
-    pool: ctx.pool,
-    viewsSchema: ctx.viewsSchema,
-    ponderUrl: deps.config.ponderUrl,
-  });
+  registerReadiness(app, { surface: "Platform", pool: ctx.pool, viewsSchema: ctx.viewsSchema, ponderUrl: deps.config.ponderUrl });
   registerHealth(app, { surface: "Platform", service: "platform-api", pool: ctx.pool, viewsSchema: ctx.viewsSchema });
   for (const router of routers) app.route(PLATFORM_BASE_PATH, router);
   app.openAPIRegistry.registerComponent("securitySchemes", "idpCookie", IDP_COOKIE_SCHEME);
@@ -93,8 +88,5 @@ export function createPlatformApp(deps: PlatformDeps) {
   ctx.platform.statsApiKeys();
   mountOpenApi(app, { title: "Data-Market Platform API", version: "1.0.0" });
   mountDocs(app, { title: "Data-Market Platform API" });
-  return Object.assign(app, {
-    close: () => ctx.eventFeed.close(),
-    front: readCache && cachedReadFrontOf(ctx, readCache, logger),
-  });
+  return Object.assign(app, { close: () => ctx.eventFeed.close(), front: readCache && cachedReadFrontOf(ctx, readCache, logger) });
 }

@@ -3,7 +3,11 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Address, ContractEventName, Hash } from "viem";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { loadProtocolConfig } from "../../chain/protocol-config";
-import { verifyTransaction, type TxExpectation, type VerifiedTx } from "../../chain/verify-tx";
+import {
+  verifyTransaction,
+  type TxExpectation,
+  type VerifiedTx,
+} from "../../chain/verify-tx";
 import type { ApiConfig } from "../config";
 import { type ApiChain, type ApiDeps, createApiChain } from "../deps";
 import { loadIdpConfig, type IdpConfig, type PlatformUser } from "../http/auth/idp-cookie";

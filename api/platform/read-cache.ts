@@ -9,12 +9,7 @@ import type pg from "pg";
 import type { ApiDeps } from "../deps";
 import { createReadVersion, type ReadVersion } from "../http/read-version";
 import { countCacheLookup, countListedPodRefresh } from "../http/metrics";
-import {
-  createResponseCache,
-  createVersionedBodies,
-  type ResponseCache,
-  type VersionedBodies,
-} from "../http/response-cache";
+import { createResponseCache, createVersionedBodies, type ResponseCache, type VersionedBodies } from "../http/response-cache";
 import type { PlatformConfig } from "./config";
 import { onCountCacheLookup } from "./repositories/count-cache";
 import { onListedPodRefresh } from "./repositories/listed-pods";
@@ -38,16 +33,11 @@ export function platformReadVersion(pool: pg.Pool, viewsSchema: string, settings
   let bySchema = readVersions.get(pool);
   if (!bySchema) readVersions.set(pool, (bySchema = new Map()));
   let version = bySchema.get(viewsSchema);
-  if (!version)
-    bySchema.set(viewsSchema, (version = createReadVersion(pool, viewsSchema, { maxAgeMs: settings.versionMaxAgeMs })));
+  if (!version) bySchema.set(viewsSchema, (version = createReadVersion(pool, viewsSchema, { maxAgeMs: settings.versionMaxAgeMs })));
   return version;
 }
 
-export function createPlatformReadCache(
-  deps: ApiDeps,
-  basePath: string,
-  settings: ReadCacheSettings,
-): ResponseCache | undefined {
+export function createPlatformReadCache(deps: ApiDeps, basePath: string, settings: ReadCacheSettings): ResponseCache | undefined {
   // the list totals' cache (repositories/count-cache.ts) works with or without the response cache
   onCountCacheLookup((hit) => countCacheLookup("platform", "count", hit ? "hit" : "miss"));
   onListedPodRefresh((refresh) => countListedPodRefresh(refresh.kind));
@@ -75,16 +65,9 @@ type ReadContext = { pool: pg.Pool; viewsSchema: string; platform: { config: { r
  * changes cost one tiny query instead of the whole read. Concurrent reads of one key and version
  * share one computation.
  */
-async function cachedRead(
-  ctx: ReadContext,
-  bodies: VersionedBodies,
-  key: string,
-  compute: () => Promise<unknown>,
-): Promise<Uint8Array> {
+async function cachedRead(ctx: ReadContext, bodies: VersionedBodies, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
   const settings = ctx.platform.config.readCache;
-  const version = settings.enabled
-    ? await platformReadVersion(ctx.pool, ctx.viewsSchema, settings).current()
-    : undefined;
+  const version = settings.enabled ? await platformReadVersion(ctx.pool, ctx.viewsSchema, settings).current() : undefined;
   if (version === undefined) return encoder.encode(JSON.stringify(await compute()));
   return bodies.get(key, version, compute);
 }

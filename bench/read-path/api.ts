@@ -10,10 +10,7 @@ import { startApiServer, type ApiServer } from "../../api/server";
 import { startIndexer, type Indexer } from "../../ops/indexer";
 import { POWER_USER_SUB } from "./data";
 
-export async function startBenchApi(
-  databaseUrl: string,
-  tmp: string,
-): Promise<{ api: ApiServer; config: ApiConfig; token: string }> {
+export async function startBenchApi(databaseUrl: string, tmp: string): Promise<{ api: ApiServer; config: ApiConfig; token: string }> {
   const config = benchApiConfig(databaseUrl, tmp);
   const { privateJwk } = await localIdpKeyPair(process.env.IDP_LOCAL_KEY_FILE);
   const token = await signLocalIdpToken({ sub: POWER_USER_SUB, username: "user 1" }, { privateJwk });

@@ -87,12 +87,7 @@ const usersFor = (pods: number) => Math.max(100, Math.ceil(pods / 100));
  * Grows the data set from `current` to `target` public pods (10 votes each). Datanets and users
  * grow with the pods (1 datanet per 1,000 pods, 1 user per 100 pods, at least 10 and 100).
  */
-export async function grow(
-  databaseUrl: string,
-  ponderSchema: string,
-  current: BenchData,
-  target: number,
-): Promise<BenchData> {
+export async function grow(databaseUrl: string, ponderSchema: string, current: BenchData, target: number): Promise<BenchData> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -235,14 +230,7 @@ export async function disableAutovacuum(databaseUrl: string, ponderSchema: strin
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    for (const table of [
-      `"${ponderSchema}".pod`,
-      `"${ponderSchema}".vote`,
-      `"${ponderSchema}".datanet`,
-      "offchain.pod_drafts",
-      "offchain.users",
-      "offchain.subnet_drafts",
-    ]) {
+    for (const table of [`"${ponderSchema}".pod`, `"${ponderSchema}".vote`, `"${ponderSchema}".datanet`, "offchain.pod_drafts", "offchain.users", "offchain.subnet_drafts"]) {
       await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     }
   } finally {

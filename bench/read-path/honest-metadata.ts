@@ -8,13 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Address } from "viem";
 import type { GeneratedMarket, MarketPod } from "../chain-gen";
-import {
-  createLinkedPod,
-  linkSubnet,
-  platformSessions,
-  type Client,
-  type PodContent,
-} from "../../devnet/demo-metadata";
+import { createLinkedPod, linkSubnet, platformSessions, type Client, type PodContent } from "../../devnet/demo-metadata";
 import { WORDS } from "./data";
 
 /** The IdP subject of a pod owner (its wallet's index among the market's owners). */
@@ -41,11 +35,7 @@ async function forEachConcurrent<T>(items: T[], concurrency: number, work: (item
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
-export type MetadataResult = {
-  requests: number;
-  seconds: number;
-  sessions: Awaited<ReturnType<typeof platformSessions>>;
-};
+export type MetadataResult = { requests: number; seconds: number; sessions: Awaited<ReturnType<typeof platformSessions>> };
 
 export async function publishMarketMetadata(
   platformUrl: string,
@@ -75,13 +65,11 @@ export async function publishMarketMetadata(
       { symbol: "DATA", decimals: 18 },
     );
     requests += 4; // me/subnets, public/subnets/{id}, the draft, publish
-    if (result.status !== "linked")
-      throw new Error(`datanet ${subnet.tokenId}: ${result.status} ${result.reason ?? ""}`);
+    if (result.status !== "linked") throw new Error(`datanet ${subnet.tokenId}: ${result.status} ${result.reason ?? ""}`);
   }
 
   const clients = new Map<string, Client>();
-  for (const [i, owner] of options.owners.entries())
-    clients.set(owner.toLowerCase(), await sessions.as(ownerSubject(i), owner, `owner ${i}`));
+  for (const [i, owner] of options.owners.entries()) clients.set(owner.toLowerCase(), await sessions.as(ownerSubject(i), owner, `owner ${i}`));
   let done = 0;
   let reported = 0;
   await forEachConcurrent(market.pods, options.concurrency, async (pod) => {

@@ -63,17 +63,10 @@ const only = process.env.BENCH_READ_ROUTES?.split(",");
 const secondsSince = (t: number) => (performance.now() - t) / 1000;
 
 /** One request per route: each must answer 200; prints its size and the length of its first list (a page of nothing would measure little). */
-async function checkAnswers(
-  routes: RouteCase[],
-  data: BenchData,
-  urls: { platform: string; stack: Record<ReferenceApp, string> },
-  cookieToken: string,
-) {
+async function checkAnswers(routes: RouteCase[], data: BenchData, urls: { platform: string; stack: Record<ReferenceApp, string> }, cookieToken: string) {
   const parts: string[] = [];
   for (const route of routes) {
-    const response = await fetch(`${route.stack ? urls.stack[route.stack] : urls.platform}${route.path(data)}`, {
-      headers: routeHeaders(route, cookieToken),
-    });
+    const response = await fetch(`${route.stack ? urls.stack[route.stack] : urls.platform}${route.path(data)}`, { headers: routeHeaders(route, cookieToken) });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`${route.name}: ${response.status} ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as { data?: Record<string, unknown> };
@@ -110,10 +103,7 @@ async function dataSummary(databaseUrl: string) {
 async function main() {
   const started = performance.now();
   console.log(
-    `read-path bench, honest path: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")} (shared machine: other work competes)`,
+    `read-path bench, honest path: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (shared machine: other work competes)`,
   );
   const { serverUrl, stop: stopPostgres } = await benchPostgres();
   const dbName = `bench_honest_${Date.now()}`;
@@ -123,10 +113,7 @@ async function main() {
   const owners = Array.from({ length: OWNERS }, (_, i) => devnetAccount(10 + i).address);
   const voters = Array.from({ length: VOTERS }, (_, i) => devnetAccount(10 + OWNERS + i).address);
   // room for txPerBlock transactions of the gas chain-gen declares, and more
-  const anvil = await startBenchAnvil({
-    accounts: 10 + OWNERS + VOTERS,
-    gasLimit: BigInt(Math.max(txPerBlock, VOTERS * datanets)) * GAS * 2n,
-  });
+  const anvil = await startBenchAnvil({ accounts: 10 + OWNERS + VOTERS, gasLimit: BigInt(Math.max(txPerBlock, VOTERS * datanets)) * GAS * 2n });
   let indexer: Indexer | undefined;
   let api: Awaited<ReturnType<typeof startBenchApi>>["api"] | undefined;
   let references: Awaited<ReturnType<typeof startReferenceServers>> | undefined;
@@ -136,15 +123,7 @@ async function main() {
     writeDeployment({ ...deployment, rpcUrl: anvil.rpcUrl }, deploymentsFile);
 
     let t = performance.now();
-    const market = await generateMarket(anvil.rpcUrl, deployment, {
-      pods: podCount,
-      votes: voteCount,
-      datanets,
-      epochs: EPOCHS,
-      owners,
-      voters,
-      txPerBlock,
-    });
+    const market = await generateMarket(anvil.rpcUrl, deployment, { pods: podCount, votes: voteCount, datanets, epochs: EPOCHS, owners, voters, txPerBlock });
     const chainSeconds = secondsSince(t);
     console.log(
       `chain: ${market.pods.length} pods, ${market.votes} votes, ${market.subnets.length} datanets in ${market.transactions} transactions, ${market.blocks} blocks (final epoch ${market.finalEpoch}): ${chainSeconds.toFixed(0)} s`,
@@ -168,31 +147,18 @@ async function main() {
     const bench = await startBenchApi(databaseUrl, tmp);
     api = bench.api;
     t = performance.now();
-    const metadata = await publishMarketMetadata(api.urls.platform, market, {
-      owners,
-      primaryToken: deployment.contracts.DemoToken.address,
-      concurrency,
-    });
+    const metadata = await publishMarketMetadata(api.urls.platform, market, { owners, primaryToken: deployment.contracts.DemoToken.address, concurrency });
     const metadataSeconds = secondsSince(t);
-    console.log(
-      `metadata: ${metadata.requests} API requests, ${concurrency} in flight: ${metadataSeconds.toFixed(0)} s`,
-    );
+    console.log(`metadata: ${metadata.requests} API requests, ${concurrency} in flight: ${metadataSeconds.toFixed(0)} s`);
 
     // as in run.ts, nothing is indexed during the load
     await indexer.stop();
     indexer = undefined;
     const summary = await dataSummary(databaseUrl);
     if (summary.pods !== podCount || summary.linkedPods !== podCount || summary.votes !== market.votes) {
-      throw new Error(
-        `indexed ${summary.pods} pods and ${summary.votes} votes, ${summary.linkedPods} pods linked: expected ${podCount}, ${market.votes}`,
-      );
+      throw new Error(`indexed ${summary.pods} pods and ${summary.votes} votes, ${summary.linkedPods} pods linked: expected ${podCount}, ${market.votes}`);
     }
-    const data: BenchData = {
-      pods: summary.pods,
-      votes: summary.votes,
-      datanets: summary.datanets,
-      users: summary.users,
-    };
+    const data: BenchData = { pods: summary.pods, votes: summary.votes, datanets: summary.datanets, users: summary.users };
     const dataLine = `${data.pods} public pods, ${data.votes} votes, ${data.datanets} datanets, ${data.users} users (indexed from anvil, metadata through the API); tables analyzed by autovacuum by now: ${summary.analyzed.join(", ") || "none"}`;
     console.log(`\ndata: ${dataLine}`);
 
@@ -216,9 +182,7 @@ async function main() {
       `honest path: routes at 50 connections, ${seconds} s each (bare = GET /json of a bare Hono app in the same process, measured just before each route); ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}; ${dataLine}`,
       rows,
     );
-    console.log(
-      `skipped: ${SKIPPED.join(", ")} (generated-only fixture); mePods = one owner's ${Math.ceil(podCount / OWNERS)} pods`,
-    );
+    console.log(`skipped: ${SKIPPED.join(", ")} (generated-only fixture); mePods = one owner's ${Math.ceil(podCount / OWNERS)} pods`);
     console.log(
       `phases: chain generation ${chainSeconds.toFixed(0)} s (${market.transactions} transactions, ${market.blocks} blocks), indexing ${indexSeconds.toFixed(0)} s (heap ${indexerHeapMb} MB), metadata ${metadataSeconds.toFixed(0)} s (${metadata.requests} requests); total ${secondsSince(started).toFixed(0)} s`,
     );

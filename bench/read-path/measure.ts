@@ -44,18 +44,8 @@ function combine(runs: LoadResult[]): LoadResult {
   const mean = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
   const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
   return {
-    cpuUs:
-      sum((r) => (r.cpuUs ?? 0) * r.requests) /
-      Math.max(
-        1,
-        sum((r) => r.requests),
-      ),
-    userUs:
-      sum((r) => (r.userUs ?? 0) * r.requests) /
-      Math.max(
-        1,
-        sum((r) => r.requests),
-      ),
+    cpuUs: sum((r) => (r.cpuUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
+    userUs: sum((r) => (r.userUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
     rps: mean((r) => r.rps),
     p50Ms: mean((r) => r.p50Ms),
     p99Ms: mean((r) => r.p99Ms),
@@ -66,8 +56,7 @@ function combine(runs: LoadResult[]): LoadResult {
 }
 
 /** Serves `fetch` as the API serves its surfaces (serveApp), on a free loopback port. */
-const listen = (fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> =>
-  serveApp({ fetch }, "127.0.0.1", 0);
+const listen = (fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> => serveApp({ fetch }, "127.0.0.1", 0);
 
 const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -75,8 +64,7 @@ const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.addre
 const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
 
 /** The API's logger at `level`, its lines written as by default (synchronously) to /dev/null. */
-const devNullLogger = (level: "info" | "debug") =>
-  createLogger(level, { destination: pino.destination({ dest: "/dev/null", sync: true }) });
+const devNullLogger = (level: "info" | "debug") => createLogger(level, { destination: pino.destination({ dest: "/dev/null", sync: true }) });
 
 /** A read version that never changes: the front's cost without the freshness probe. */
 const CONSTANT_VERSION: ReadVersion = {
@@ -186,13 +174,7 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
  * wrk on `paths`, with this process's CPU time per answered request (the API and the bare app run
  * here, wrk does not): steadier than req/s on a shared machine, where other work takes the cores at random.
  */
-export async function load(
-  baseUrl: string,
-  paths: string[],
-  headers: Record<string, string> | undefined,
-  connections: number,
-  seconds: number,
-) {
+export async function load(baseUrl: string, paths: string[], headers: Record<string, string> | undefined, connections: number, seconds: number) {
   const before = process.cpuUsage();
   const result = await runWrk({ baseUrl, paths, connections, seconds, headers });
   const used = process.cpuUsage(before);
@@ -251,11 +233,7 @@ export async function measureRoutes(o: MeasureOptions): Promise<Row[]> {
     const slice = o.seconds / o.rounds;
     for (let r = 0; r < o.rounds; r++) {
       bares.push(await load(o.bareUrl, ["/json"], undefined, CONNECTIONS, slice));
-      results.push(
-        await profiled(`${o.scale}-${route.name}${o.label.replace(/\W+/g, "")}-${r}`, () =>
-          load(base, [p], headers, route.connections ?? CONNECTIONS, slice),
-        ),
-      );
+      results.push(await profiled(`${o.scale}-${route.name}${o.label.replace(/\W+/g, "")}-${r}`, () => load(base, [p], headers, route.connections ?? CONNECTIONS, slice)));
     }
     const bare = combine(bares);
     const result = combine(results);

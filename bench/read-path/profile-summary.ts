@@ -31,10 +31,8 @@ const selfCount = new Map<number, number>();
 for (const s of profile.samples) selfCount.set(s, (selfCount.get(s) ?? 0) + 1);
 const total = profile.samples.length;
 
-const shortUrl = (url: string) =>
-  url.replace(/^.*node_modules\//, "~/").replace(/^file:\/\/.*?\/(api|bench|ops|chain)\//, "$1/");
-const label = (n: Node) =>
-  `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const shortUrl = (url: string) => url.replace(/^.*node_modules\//, "~/").replace(/^file:\/\/.*?\/(api|bench|ops|chain)\//, "$1/");
+const label = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
 /** The package of a node_modules file, else the file. */
 const packageOf = (url: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? shortUrl(url);

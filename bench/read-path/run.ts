@@ -255,12 +255,7 @@ async function main() {
     if (scales.length > 1) printGrowth(rows, scales[0]!, largest);
     // after the tables: its own, printed as it ends (its references do not depend on the data)
     if (overheadRounds > 0) {
-      await measureOverhead({
-        bareUrl: references.bareUrl,
-        stackUrls: references.stackUrls,
-        rounds: overheadRounds,
-        seconds: overheadSeconds,
-      });
+      await measureOverhead({ bareUrl: references.bareUrl, stackUrls: references.stackUrls, rounds: overheadRounds, seconds: overheadSeconds });
     }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {

@@ -27,8 +27,7 @@ process.env.DEPLOYMENTS_FILE = path.join(tmp, "deployments.json");
 // the Platform API reads its own settings (READ_CACHE) from process.env
 process.env.READ_CACHE ||= "off";
 const { api, token } = await startBenchApi(databaseUrl, tmp);
-const writer =
-  process.env.BENCH_UNCACHED_COMMENT === "1" ? new pg.Client({ connectionString: databaseUrl }) : undefined;
+const writer = process.env.BENCH_UNCACHED_COMMENT === "1" ? new pg.Client({ connectionString: databaseUrl }) : undefined;
 await writer?.connect();
 const comment = () =>
   writer?.query(
@@ -59,8 +58,7 @@ for (const route of ROUTE_PATHS) {
     const res = await fetch(`${api.urls.platform}${p}`, { headers });
     await res.arrayBuffer();
     status = res.status;
-    if (i === 1 && process.env.BENCH_DEBUG)
-      console.log(route.name, res.headers.get("x-cache"), res.headers.get("content-length"));
+    if (i === 1 && process.env.BENCH_DEBUG) console.log(route.name, res.headers.get("x-cache"), res.headers.get("content-length"));
     times.push(performance.now() - t);
   }
   const first = times[0]!;

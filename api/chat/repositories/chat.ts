@@ -27,14 +27,12 @@ export async function recentMessages(db: OffchainDb, sessionId: string, limit: n
 }
 
 export async function allMessages(db: OffchainDb, sessionId: string) {
-  return (
-    db
-      .select({ role: chatMessages.role, content: chatMessages.content, createdAt: chatMessages.createdAt })
-      .from(chatMessages)
-      .where(eq(chatMessages.sessionId, sessionId))
-      // The user's message and the reply to it never share a timestamp, but order them safely anyway.
-      .orderBy(asc(chatMessages.createdAt), desc(chatMessages.role))
-  );
+  return db
+    .select({ role: chatMessages.role, content: chatMessages.content, createdAt: chatMessages.createdAt })
+    .from(chatMessages)
+    .where(eq(chatMessages.sessionId, sessionId))
+    // The user's message and the reply to it never share a timestamp, but order them safely anyway.
+    .orderBy(asc(chatMessages.createdAt), desc(chatMessages.role));
 }
 
 export interface Exchange {
@@ -57,10 +55,7 @@ export async function saveExchange(db: OffchainDb, exchange: Exchange): Promise<
         expiresAt: exchange.newSession.expiresAt,
       });
     } else {
-      await tx
-        .update(chatSessions)
-        .set({ updatedAt: exchange.assistant.at })
-        .where(eq(chatSessions.id, exchange.sessionId));
+      await tx.update(chatSessions).set({ updatedAt: exchange.assistant.at }).where(eq(chatSessions.id, exchange.sessionId));
     }
     await tx.insert(chatMessages).values([
       { sessionId: exchange.sessionId, role: "user", content: exchange.user.content, createdAt: exchange.user.at },

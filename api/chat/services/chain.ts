@@ -65,25 +65,9 @@ export function createChatChain(
     : undefined;
 
   const pod = <T>(functionName: string, args: readonly unknown[]) =>
-    read(
-      () =>
-        publicClient.readContract({
-          address: addresses.podManager,
-          abi: PodManagerAbi,
-          functionName,
-          args,
-        } as never) as Promise<T>,
-    );
+    read(() => publicClient.readContract({ address: addresses.podManager, abi: PodManagerAbi, functionName, args } as never) as Promise<T>);
   const ve = <T>(functionName: string, args: readonly unknown[] = []) =>
-    read(
-      () =>
-        publicClient.readContract({
-          address: addresses.veCore,
-          abi: VeCoreAbi,
-          functionName,
-          args,
-        } as never) as Promise<T>,
-    );
+    read(() => publicClient.readContract({ address: addresses.veCore, abi: VeCoreAbi, functionName, args } as never) as Promise<T>);
 
   return {
     publicClient,

@@ -53,10 +53,7 @@ export interface EmissionsSource {
 }
 
 const hasAny = (a: Amounts) => a.core > 0n || a.primary > 0n;
-const ownerShare = (a: Amounts): Amounts => ({
-  core: (a.core * OWNER_SHARE_BPS) / BPS,
-  primary: (a.primary * OWNER_SHARE_BPS) / BPS,
-});
+const ownerShare = (a: Amounts): Amounts => ({ core: (a.core * OWNER_SHARE_BPS) / BPS, primary: (a.primary * OWNER_SHARE_BPS) / BPS });
 
 /**
  * The window of an emissions check or claim, without any server-side cursor:
@@ -69,11 +66,7 @@ const ownerShare = (a: Amounts): Amounts => ({
  * - `moreEpochsAvailable` is true when an epoch after the window still has something due.
  * The indexer only supplies candidate epochs (those in which the pod had votes).
  */
-export async function scanEmissions(
-  source: EmissionsSource,
-  podId: bigint,
-  fromEpoch?: bigint,
-): Promise<EmissionsScan> {
+export async function scanEmissions(source: EmissionsSource, podId: bigint, fromEpoch?: bigint): Promise<EmissionsScan> {
   const currentEpoch = await source.currentEpoch();
   const lastClosed = currentEpoch - 1n;
   const voted = (await source.votedEpochs(podId, currentEpoch)).filter((v) => v.epoch >= 1n && v.epoch <= lastClosed);

@@ -17,20 +17,11 @@ export const DESCRIPTION_MAX = 200;
 
 /** Categories the built-in generator picks from, by keyword hits; "General" when none hits. */
 export const CATEGORY_KEYWORDS: [string, RegExp][] = [
-  [
-    "AI",
-    /\b(ai|a\.i\.|llms?|gpt\w*|machine learning|ml|neural|models?|agents?|transformers?|datasets?|inference|training)\b/gi,
-  ],
-  [
-    "Crypto",
-    /\b(crypto|blockchain|ethereum|eth|bitcoin|btc|defi|on-?chain|tokens?|nfts?|web3|base|l2|rollups?|wallets?|staking)\b/gi,
-  ],
+  ["AI", /\b(ai|a\.i\.|llms?|gpt\w*|machine learning|ml|neural|models?|agents?|transformers?|datasets?|inference|training)\b/gi],
+  ["Crypto", /\b(crypto|blockchain|ethereum|eth|bitcoin|btc|defi|on-?chain|tokens?|nfts?|web3|base|l2|rollups?|wallets?|staking)\b/gi],
   ["Research", /\b(paper|study|studies|research|arxiv|preprint|findings|experiments?|peer[- ]review|survey)\b/gi],
   ["Science", /\b(physics|biology|chemistry|space|nasa|climate|astronomy|genome|quantum|telescope)\b/gi],
-  [
-    "Technology",
-    /\b(software|code|coding|programming|developers?|open[- ]source|github|apps?|api|database|rust|typescript)\b/gi,
-  ],
+  ["Technology", /\b(software|code|coding|programming|developers?|open[- ]source|github|apps?|api|database|rust|typescript)\b/gi],
   ["Finance", /\b(markets?|stocks?|economy|inflation|rates|fed|investing|investors?|earnings|bonds?)\b/gi],
   ["Health", /\b(health|medical|medicine|disease|vaccines?|fitness|nutrition|clinical)\b/gi],
   ["Sports", /\b(game|match|league|goals?|nba|nfl|football|soccer|tennis|olympics?)\b/gi],
@@ -66,7 +57,7 @@ export function categorize(text: string): string {
 }
 
 function byline(post: FetchedPost): string {
-  return post.authorHandle ? `@${post.authorHandle}` : (post.authorName ?? "an X user");
+  return post.authorHandle ? `@${post.authorHandle}` : post.authorName ?? "an X user";
 }
 
 /** Deterministic title, description and category from the post's text. Pure. */
@@ -77,8 +68,7 @@ export function builtinMetadata(post: FetchedPost, title?: string): PodMetadata 
   if (generatedTitle.length < 3) generatedTitle = clip(`Post by ${byline(post)}`, TITLE_MAX);
 
   let description = clip(text, DESCRIPTION_MAX);
-  if (description.length < DESCRIPTION_MIN)
-    description = clip(`Post by ${byline(post)} on X: ${text}`.trim(), DESCRIPTION_MAX);
+  if (description.length < DESCRIPTION_MIN) description = clip(`Post by ${byline(post)} on X: ${text}`.trim(), DESCRIPTION_MAX);
   if (description.length < DESCRIPTION_MIN) description = `Post ${post.statusId} on X`;
   return { title: title ?? generatedTitle, description, category: categorize(text) };
 }
@@ -115,9 +105,7 @@ export async function generateMetadata(
     return {
       title: options.title ?? (title.length >= 3 && title.length <= TITLE_MAX ? title : builtin.title),
       description:
-        description.length >= DESCRIPTION_MIN && description.length <= DESCRIPTION_MAX
-          ? description
-          : builtin.description,
+        description.length >= DESCRIPTION_MIN && description.length <= DESCRIPTION_MAX ? description : builtin.description,
       category: category.length >= 2 && category.length <= 50 ? category : builtin.category,
     };
   } catch (error) {

@@ -15,33 +15,17 @@ const WORD = /\p{L}[\p{L}\p{N}'’-]*/gu;
 
 /** Known spam patterns; the first that matches names the reason. */
 export const SPAM_PATTERNS: { pattern: RegExp; label: string }[] = [
-  {
-    pattern: /\b(free|claim(\s+your)?)\s+(airdrop|crypto|nfts?|tokens?|eth|btc|usdt)\b/i,
-    label: "free airdrop / token offer",
-  },
+  { pattern: /\b(free|claim(\s+your)?)\s+(airdrop|crypto|nfts?|tokens?|eth|btc|usdt)\b/i, label: "free airdrop / token offer" },
   { pattern: /\bairdrop\b[\s\S]*\b(claim|connect|wallet|eligible)\b/i, label: "airdrop claim" },
   { pattern: /\bconnect\s+your\s+wallet\b|\bwallet\s*drainer\b/i, label: "wallet-connect lure" },
-  { pattern: /\b(dm|message|inbox)\s+me\b/i, label: '"DM me" solicitation' },
+  { pattern: /\b(dm|message|inbox)\s+me\b/i, label: "\"DM me\" solicitation" },
   { pattern: /\bfollow\s*(4|for)\s*follow\b|\bf4f\b|\bfollow\s+back\b|\bfollow\s+me\b/i, label: "follow-for-follow" },
-  {
-    pattern:
-      /\bgiveaway\b[\s\S]*\b(retweet|rt|follow|like|tag)\b|\b(retweet|rt|like|tag\s+\d+\s+friends)\b[\s\S]*\bgiveaway\b/i,
-    label: "engagement giveaway",
-  },
-  {
-    pattern: /\b\d{2,5}\s*x\s+(gem|pump|returns?|coin|token)|\bnext\s+\d{2,5}x\b|\bto\s+the\s+moon\b/i,
-    label: "pump promise",
-  },
+  { pattern: /\bgiveaway\b[\s\S]*\b(retweet|rt|follow|like|tag)\b|\b(retweet|rt|like|tag\s+\d+\s+friends)\b[\s\S]*\bgiveaway\b/i, label: "engagement giveaway" },
+  { pattern: /\b\d{2,5}\s*x\s+(gem|pump|returns?|coin|token)|\bnext\s+\d{2,5}x\b|\bto\s+the\s+moon\b/i, label: "pump promise" },
   { pattern: /\bguaranteed\s+(returns?|profits?|income|gains?)\b/i, label: "guaranteed returns" },
   { pattern: /\blink\s+in\s+(my\s+)?bio\b|\bcheck\s+(out\s+)?my\s+(bio|profile)\b/i, label: "link-in-bio promotion" },
-  {
-    pattern: /\b(send|deposit)\s+\d+(\.\d+)?\s*(eth|btc|usdt|usdc|sol)\b[\s\S]*\b(get|receive|double)\b/i,
-    label: "send-to-receive scam",
-  },
-  {
-    pattern: /\bearn\s+\$?\d[\d,]*\s*(\$|usd|dollars)?\s*(per|a|every)\s+(day|hour|week)\b/i,
-    label: "earn-per-day offer",
-  },
+  { pattern: /\b(send|deposit)\s+\d+(\.\d+)?\s*(eth|btc|usdt|usdc|sol)\b[\s\S]*\b(get|receive|double)\b/i, label: "send-to-receive scam" },
+  { pattern: /\bearn\s+\$?\d[\d,]*\s*(\$|usd|dollars)?\s*(per|a|every)\s+(day|hour|week)\b/i, label: "earn-per-day offer" },
   { pattern: /\b(promo|referral|invite)\s+code\b/i, label: "promo code" },
 ];
 
@@ -69,11 +53,7 @@ export function heuristicSlopCheck(text: string): SlopVerdict {
   const words = withoutLinks.match(WORD) ?? [];
   if (words.length < MIN_WORDS) {
     const hadLinks = withoutLinks.trim().length < trimmed.length;
-    return fail(
-      hadLinks
-        ? "The post is only links, mentions or hashtags"
-        : "The post is too short to curate (fewer than 3 words)",
-    );
+    return fail(hadLinks ? "The post is only links, mentions or hashtags" : "The post is too short to curate (fewer than 3 words)");
   }
 
   const compact = trimmed.replace(/\s+/g, "");
@@ -109,8 +89,7 @@ export interface SlopChecker {
 export function createSlopChecker(llm: Llm | undefined, logger?: Logger): SlopChecker {
   return {
     async check(post, { isDuplicate }) {
-      if (isDuplicate)
-        return { pass: false, reason: "This post has already been minted as a pod", method: "duplicate" };
+      if (isDuplicate) return { pass: false, reason: "This post has already been minted as a pod", method: "duplicate" };
       if (post.text.trim() === "") return heuristicSlopCheck(post.text);
       if (!llm) return heuristicSlopCheck(post.text);
       try {

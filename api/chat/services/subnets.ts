@@ -53,8 +53,7 @@ export function resolveSubnetHint(hint: string, subnets: SubnetInfo[]): SubnetIn
   if (exact.length === 1) return exact[0]!;
   const partial = subnets.filter((d) => normalize(d.name).includes(text));
   if (exact.length === 0 && partial.length === 1) return partial[0]!;
-  if (exact.length > 1 || partial.length > 1)
-    throw badRequest(`subnetHint "${hint.trim()}" matches several datanets; use its id`);
+  if (exact.length > 1 || partial.length > 1) throw badRequest(`subnetHint "${hint.trim()}" matches several datanets; use its id`);
   throw badRequest(`Unknown datanet: ${hint.trim()}`);
 }
 

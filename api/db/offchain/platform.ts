@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, numeric, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { createdAt, lowerCase, offchain, searchDocument, updatedAt } from "./shared";
 
 /** uint256 values (token IDs, raw wei amounts) kept exact as decimal strings. */

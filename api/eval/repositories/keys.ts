@@ -15,11 +15,7 @@ export interface IssuedKey {
 
 type Executor = Pick<OffchainDb, "insert" | "select" | "update">;
 
-async function insertKey(
-  db: Executor,
-  account: { id: string; name: string },
-  label: string | null,
-): Promise<IssuedKey> {
+async function insertKey(db: Executor, account: { id: string; name: string }, label: string | null): Promise<IssuedKey> {
   const key = newApiKey();
   const [row] = await db
     .insert(evalApiKeys)

@@ -87,15 +87,7 @@ export interface CriterionVerdict {
 }
 
 export type ProvenanceJudge =
-  | {
-      kind: "peer";
-      id: string;
-      agentName: string;
-      modelName: string;
-      score: number;
-      decision: Decision;
-      weight: number;
-    }
+  | { kind: "peer"; id: string; agentName: string; modelName: string; score: number; decision: Decision; weight: number }
   | {
       kind: "human";
       id: string;
@@ -134,9 +126,7 @@ export interface FailedVerdict {
   reason: string;
 }
 
-export type JudgeOutcome =
-  | { status: "SETTLED"; verdict: SettledVerdict }
-  | { status: "FAILED"; verdict: FailedVerdict };
+export type JudgeOutcome = { status: "SETTLED"; verdict: SettledVerdict } | { status: "FAILED"; verdict: FailedVerdict };
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const round3 = (value: number) => Math.round(value * 1000) / 1000;

@@ -119,10 +119,7 @@ export class SettlementWorker {
               payload: row.payload,
               context: row.context,
               criteria: row.criteria,
-              attachment:
-                attachment && bytes
-                  ? { filename: attachment.filename, contentType: attachment.contentType, bytes }
-                  : null,
+              attachment: attachment && bytes ? { filename: attachment.filename, contentType: attachment.contentType, bytes } : null,
             });
     }
 
@@ -140,11 +137,7 @@ export class SettlementWorker {
     });
 
     // Only the judge could have judged and it failed: try again at a later poll while results are still due.
-    if (
-      outcome.status === "FAILED" &&
-      llm?.status === "denied" &&
-      at.getTime() < row.minSettleAt.getTime() + this.judgeRetryMs
-    ) {
+    if (outcome.status === "FAILED" && llm?.status === "denied" && at.getTime() < row.minSettleAt.getTime() + this.judgeRetryMs) {
       await release(db, { id: row.id, token, at });
       logger.warn({ evalId: row.evalId, reason: llm.error }, "judge failed; evaluation will be retried");
       return "retry";
@@ -162,11 +155,7 @@ export class SettlementWorker {
       return "lost";
     }
     logger.info(
-      {
-        evalId: row.evalId,
-        status: outcome.status,
-        ...(outcome.status === "SETTLED" ? { decision: outcome.verdict.decision } : {}),
-      },
+      { evalId: row.evalId, status: outcome.status, ...(outcome.status === "SETTLED" ? { decision: outcome.verdict.decision } : {}) },
       "evaluation judged",
     );
     return outcome.status === "SETTLED" ? "settled" : "failed";
@@ -190,14 +179,7 @@ export class SettlementWorker {
         }),
       );
       for (const { row, result } of results) {
-        const bucket =
-          result === "settled"
-            ? run.settled
-            : result === "failed"
-              ? run.failed
-              : result === "lost"
-                ? run.lost
-                : run.retried;
+        const bucket = result === "settled" ? run.settled : result === "failed" ? run.failed : result === "lost" ? run.lost : run.retried;
         bucket.push(row.evalId);
       }
       if (this.stopRequested) break;

@@ -69,8 +69,7 @@ export class LocalAttachmentStorage implements AttachmentStorage {
   verify(method: "PUT" | "GET", key: string, query: Record<string, string | undefined>, now: Date): UrlCheck {
     const { expires, signature } = query;
     if (!ATTACHMENT_KEY_PATTERN.test(key) || !expires || !signature || !/^\d{1,12}$/.test(expires)) return "invalid";
-    const parts =
-      method === "PUT" ? ["PUT", key, expires] : ["GET", key, expires, query.contentType ?? "", query.filename ?? ""];
+    const parts = method === "PUT" ? ["PUT", key, expires] : ["GET", key, expires, query.contentType ?? "", query.filename ?? ""];
     const expected = Buffer.from(this.signature(parts));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "invalid";

@@ -52,10 +52,7 @@ export class S3AttachmentStorage implements AttachmentStorage {
     return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds, signingDate: now });
   }
 
-  async downloadUrl(
-    key: string,
-    { now, expiresInSeconds, filename, contentType }: DownloadUrlOptions,
-  ): Promise<string> {
+  async downloadUrl(key: string, { now, expiresInSeconds, filename, contentType }: DownloadUrlOptions): Promise<string> {
     const command = new GetObjectCommand({
       Bucket: this.config.bucket,
       Key: this.objectKey(`sealed/${key}`),

@@ -50,8 +50,5 @@ export async function authenticateAgent(
     .limit(1);
   if (!row) throw unauthorized();
   if (ownPath && c.req.param("agentId") !== row.id) throw forbiddenAgent();
-  return {
-    principal: { ...row, walletAddress: row.walletAddress as `0x${string}` | null },
-    identity: { kind: "agent", id: row.id },
-  };
+  return { principal: { ...row, walletAddress: row.walletAddress as `0x${string}` | null }, identity: { kind: "agent", id: row.id } };
 }

@@ -7,6 +7,7 @@ import { unauthorized } from "../errors";
 import { bearerToken } from "./bearer";
 import type { Authenticated } from "./factory";
 
+
 // Longer than any key we issue by a wide margin; anything beyond is not worth a lookup.
 const MAX_KEY_LENGTH = 512;
 const KEY_SHAPE = /^[\x21-\x7e]+$/;

@@ -85,12 +85,7 @@ export type LocalTokenClaims = { sub: string; wallet?: string; username?: string
 /** Signs a cookie value as the local identity provider would (development and tests). */
 export async function signLocalIdpToken(
   claims: LocalTokenClaims,
-  {
-    privateJwk,
-    issuer = "local-idp",
-    audience = "datamarket-platform",
-    expiresIn = "24h",
-  }: {
+  { privateJwk, issuer = "local-idp", audience = "datamarket-platform", expiresIn = "24h" }: {
     privateJwk: JWK;
     issuer?: string;
     audience?: string;
@@ -116,11 +111,7 @@ export async function signLocalIdpToken(
  * The user of a valid `idp-token` cookie: created on first sight and kept in step with the token's
  * wallet, name and picture. Every failure is 401 {"error":"Unauthorized"}.
  */
-export async function authenticateUser(
-  c: Context,
-  db: OffchainDb,
-  config: IdpConfig,
-): Promise<Authenticated<PlatformUser>> {
+export async function authenticateUser(c: Context, db: OffchainDb, config: IdpConfig): Promise<Authenticated<PlatformUser>> {
   const token = getCookie(c, IDP_COOKIE);
   if (!token) throw unauthorized();
   let payload: JWTPayload;
@@ -160,10 +151,7 @@ async function verifiedPayload(token: string, config: IdpConfig): Promise<JWTPay
     audience: config.audience,
     algorithms: config.algorithms,
   });
-  const until = Math.min(
-    now + VERIFIED_TOKEN_TTL_MS,
-    payload.exp === undefined ? Number.POSITIVE_INFINITY : payload.exp * 1000,
-  );
+  const until = Math.min(now + VERIFIED_TOKEN_TTL_MS, payload.exp === undefined ? Number.POSITIVE_INFINITY : payload.exp * 1000);
   if (verified.size >= VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value!);
   verified.set(token, { payload, until });
   return payload;

@@ -24,9 +24,7 @@ export async function createWalletSession(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + WALLET_SESSION_TTL_MS);
-  await db
-    .insert(walletSessions)
-    .values({ tokenHash: sha256Hex(token), walletAddress: wallet.toLowerCase(), expiresAt });
+  await db.insert(walletSessions).values({ tokenHash: sha256Hex(token), walletAddress: wallet.toLowerCase(), expiresAt });
   return { token, expiresAt };
 }
 

@@ -31,10 +31,7 @@ export const UserPodSchema = z
     status: z.enum(["draft", "active", "archived"]),
     banned: z.boolean(),
     banReason: z.string().nullable(),
-    podValidityEpoch: z
-      .number()
-      .int()
-      .openapi({ description: "Last epoch the pod earns curation rewards; 0 while draft" }),
+    podValidityEpoch: z.number().int().openapi({ description: "Last epoch the pod earns curation rewards; 0 while draft" }),
     cumulativeUpVotesVolume: z.number(),
     cumulativeDownVotesVolume: z.number(),
     createdAt: dateTime,

@@ -22,9 +22,7 @@ export const SubnetSchema = z
     downVoteVolume: z.number(),
     onboardingPublishers: z.string(),
     onboardingVoters: z.string(),
-    createdByUserId: z
-      .string()
-      .openapi({ description: "The creating user's id (for agent-created datanets: the agent's id)" }),
+    createdByUserId: z.string().openapi({ description: "The creating user's id (for agent-created datanets: the agent's id)" }),
   })
   .openapi("Subnet", {
     example: {

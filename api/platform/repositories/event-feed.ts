@@ -80,12 +80,7 @@ export async function readFeed(
   const afterSql = sql`(${after.blockNumber}::numeric, ${after.logIndex}::integer)`;
   let result;
   try {
-    result = await db.execute<{
-      head: string | null;
-      existing: string[] | null;
-      events: unknown;
-      topics: string[] | null;
-    }>(sql`
+    result = await db.execute<{ head: string | null; existing: string[] | null; events: unknown; topics: string[] | null }>(sql`
       WITH head AS (${head(viewsSchema)}),
       batch AS (
         SELECT e.id, e.block_number, e.log_index, e.block_hash, e.tx_hash, e.timestamp, e.kind, e.data FROM ${chain.eventLog} e

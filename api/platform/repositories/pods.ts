@@ -47,10 +47,7 @@ export type PublicPodRow = PodWithChain & { creator: PodCreatorRow };
 const podJoin = and(eq(chain.pod.id, podDrafts.tokenId), eq(chain.pod.mintTxHash, podDrafts.mintTxHash))!;
 
 function selectWithChain(db: Executor) {
-  return db
-    .select({ draft: podDrafts, ...podChainColumns })
-    .from(podDrafts)
-    .leftJoin(chain.pod, podJoin);
+  return db.select({ draft: podDrafts, ...podChainColumns }).from(podDrafts).leftJoin(chain.pod, podJoin);
 }
 
 type JoinedRow = { draft: PodDraftRow } & Omit<PodWithChain, keyof PodDraftRow>;
@@ -81,11 +78,7 @@ export async function findPodDraftByRef(db: Executor, ref: string): Promise<PodD
   return undefined;
 }
 
-export async function findUserPodWithChain(
-  db: Executor,
-  userId: string,
-  id: string,
-): Promise<PodWithChain | undefined> {
+export async function findUserPodWithChain(db: Executor, userId: string, id: string): Promise<PodWithChain | undefined> {
   if (!isUuid(id)) return undefined;
   const [row] = await selectWithChain(db)
     .where(and(eq(podDrafts.id, id), eq(podDrafts.ownerUserId, userId)))
@@ -106,7 +99,9 @@ export async function listPodsVotedByWallet(db: Executor, wallet: string, epoch:
     .selectDistinct({ podId: chain.vote.podId })
     .from(chain.vote)
     .where(and(eq(chain.vote.voter, wallet.toLowerCase() as `0x${string}`), eq(chain.vote.epoch, BigInt(epoch))));
-  const rows = await selectWithChain(db).where(inArray(podDrafts.tokenId, voted)).orderBy(desc(chain.pod.id));
+  const rows = await selectWithChain(db)
+    .where(inArray(podDrafts.tokenId, voted))
+    .orderBy(desc(chain.pod.id));
   return rows.map(flatten);
 }
 
@@ -124,12 +119,7 @@ export async function setPodMinted(
 
 export async function insertPodRepublish(
   db: Executor,
-  {
-    podDraftId,
-    txHash,
-    subnetTokenId,
-    subnetDraftId,
-  }: {
+  { podDraftId, txHash, subnetTokenId, subnetDraftId }: {
     podDraftId: string;
     txHash: string;
     subnetTokenId: bigint;
@@ -204,15 +194,7 @@ function toPublicRow(row: PublicJoinedRow): PublicPodRow {
     ...creator
   } = row;
   return {
-    ...flatten({
-      draft: { ...draft, subnetId },
-      chainSubnetId,
-      chainMintEpoch,
-      chainValidityEpoch,
-      chainInvalidFromEpoch,
-      chainUpVotes,
-      chainDownVotes,
-    }),
+    ...flatten({ draft: { ...draft, subnetId }, chainSubnetId, chainMintEpoch, chainValidityEpoch, chainInvalidFromEpoch, chainUpVotes, chainDownVotes }),
     creator,
   };
 }
@@ -364,11 +346,7 @@ export async function listPublicPods(
             });
     if (boundary === null) return [];
     const from =
-      after !== undefined
-        ? lt(walkKey, after.toString())
-        : boundary === undefined
-          ? sql`true`
-          : lte(walkKey, boundary.toString());
+      after !== undefined ? lt(walkKey, after.toString()) : boundary === undefined ? sql`true` : lte(walkKey, boundary.toString());
     // one row past the page tells whether another follows
     const ids = walkIds(from).limit(limit + 1);
     // `= any(array(…))`: the walk runs once and the page's drafts are read by token id; as

@@ -44,10 +44,7 @@ export const PageQuerySchema = z.object({
     .max(200)
     .refine(hasNoNul, NO_NUL)
     .optional()
-    .openapi({
-      param: { name: "search", in: "query" },
-      description: "Words to find in the name and description (all must appear)",
-    }),
+    .openapi({ param: { name: "search", in: "query" }, description: "Words to find in the name and description (all must appear)" }),
 });
 
 export function pagination(page: number, limit: number, total: number) {
@@ -71,6 +68,7 @@ const AgentIdParam = z
   .openapi({ param: { name: "agentId", in: "path" }, format: "uuid", description: "The caller's own agent id" });
 export const AgentParamsSchema = z.object({ agentId: AgentIdParam });
 export const TxHashBodySchema = z.object({ txHash: TxHashSchema }).openapi("TxHashBody");
+
 
 /** 400 "<field> must match the path" when a body repeats a path id differently. */
 export function assertPathMatch(field: string, bodyValue: string, pathValue: string): void {

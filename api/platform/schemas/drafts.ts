@@ -25,10 +25,7 @@ export const HttpUrlSchema = z
   .openapi({ format: "uri", example: "https://example.com/article" });
 
 /** An optional http(s) URL; `""` means absent (the live clients send empty strings for unset URLs). */
-export const OptionalHttpUrlSchema = z.preprocess(
-  (value) => (value === "" ? undefined : value),
-  HttpUrlSchema.nullish(),
-);
+export const OptionalHttpUrlSchema = z.preprocess((value) => (value === "" ? undefined : value), HttpUrlSchema.nullish());
 
 const optionalUrl = OptionalHttpUrlSchema;
 
@@ -60,7 +57,8 @@ export const POD_DRAFT_EXAMPLE = {
 
 export const PodDraftBodySchema = z
   .object({
-    subnetId: text(1, 100).openapi({ description: "The target datanet: its id (uuid) or its on-chain tokenId" }),
+    subnetId: text(1, 100)
+      .openapi({ description: "The target datanet: its id (uuid) or its on-chain tokenId" }),
     podName: text(3, 50),
     url: HttpUrlSchema.openapi({ description: "Canonical content URL" }),
     platform: text(2, 50),

@@ -303,10 +303,7 @@ export class EventFeed {
         this.statements += 1;
         const read = await readFeed(this.options.db, this.options.viewsSchema, {
           after: state.cursor.position,
-          checkIds: [
-            ...state.blocks.map((block) => block.probeId),
-            ...[...state.watched.values()].map((w) => w.probeId),
-          ],
+          checkIds: [...state.blocks.map((block) => block.probeId), ...[...state.watched.values()].map((w) => w.probeId)],
           topics: [...this.topicCounts.keys()],
           limit: this.options.batchSize,
         });
@@ -365,8 +362,7 @@ export class EventFeed {
       }
       this.failing = false;
     } catch (error) {
-      if (!this.failing)
-        this.options.logger.warn({ err: error }, "event stream: reading the event log failed; retrying");
+      if (!this.failing) this.options.logger.warn({ err: error }, "event stream: reading the event log failed; retrying");
       this.failing = true;
     } finally {
       if (this.inFlight === run) this.inFlight = undefined;

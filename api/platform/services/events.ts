@@ -36,22 +36,8 @@ import {
 } from "../../../src/lib/event-log";
 import type { OffchainDb } from "../../db/client";
 import { FINALITY_DEPTH } from "../../reorgs/reconciler";
-import {
-  blockKeyOf,
-  EventFeed,
-  type FeedNote,
-  type FeedSubscription,
-  type Mark,
-  ORIGIN,
-  presentEvent,
-} from "./event-feed";
-import {
-  eventExists,
-  type EventRow,
-  eventsBetween,
-  existingEventIds,
-  indexedBlockNumber,
-} from "../repositories/events";
+import { blockKeyOf, EventFeed, type FeedNote, type FeedSubscription, type Mark, ORIGIN, presentEvent } from "./event-feed";
+import { eventExists, type EventRow, eventsBetween, existingEventIds, indexedBlockNumber } from "../repositories/events";
 import type { Executor } from "../repositories/subnets";
 
 /** Events read per query (a replay goes on at once while full batches come back). */
@@ -246,12 +232,7 @@ async function poll(
 
       forgetFinal(next, head);
       const reached = bound !== undefined && rows.length > 0 && comparePositions(rows.at(-1)!, bound) >= 0;
-      return {
-        messages,
-        state: next,
-        full: read.length === batchSize && rows.length === read.length && !reached,
-        settled: true,
-      };
+      return { messages, state: next, full: read.length === batchSize && rows.length === read.length && !reached, settled: true };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
@@ -286,11 +267,7 @@ function applyNote(state: StreamState, note: FeedNote, topics: readonly Topic[])
       state.cursor = state.recent.at(-1) ?? state.floor;
       for (const m of lost) {
         if (state.undelivered.has(m.id)) continue;
-        messages.push({
-          event: "retraction",
-          id: state.cursor.id,
-          data: JSON.stringify({ id: m.id, reason: "reorg" }),
-        });
+        messages.push({ event: "retraction", id: state.cursor.id, data: JSON.stringify({ id: m.id, reason: "reorg" }) });
       }
     }
   }
@@ -298,8 +275,7 @@ function applyNote(state: StreamState, note: FeedNote, topics: readonly Topic[])
     // the stream read up to its cursor by itself (catching up in a snapshot at least as new)
     if (comparePositions(event.mark.position, state.cursor.position) <= 0) continue;
     if (!topics.every((topic) => event.topics.has(topic))) continue;
-    if (!state.undelivered.has(event.mark.id))
-      messages.push({ event: event.row.kind, id: event.mark.id, data: event.data });
+    if (!state.undelivered.has(event.mark.id)) messages.push({ event: event.row.kind, id: event.mark.id, data: event.data });
     state.cursor = event.mark;
     state.recent.push(event.mark);
   }

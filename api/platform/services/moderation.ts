@@ -53,28 +53,15 @@ export async function banPod(
     const address = chain.protocol.contracts.PodManager.address;
     let current: { invalidFromEpoch: bigint };
     try {
-      current = await chain.client.readContract({
-        address,
-        abi: PodManagerAbi,
-        functionName: "getPod",
-        args: [tokenId],
-      });
+      current = await chain.client.readContract({ address, abi: PodManagerAbi, functionName: "getPod", args: [tokenId] });
     } catch (error) {
-      throw new ModerationError(
-        `Pod ${tokenId} could not be read on chain: ${(error as Error).message.split("\n")[0]}`,
-      );
+      throw new ModerationError(`Pod ${tokenId} could not be read on chain: ${(error as Error).message.split("\n")[0]}`);
     }
     if (current.invalidFromEpoch !== 0n) {
       onChain = "already";
     } else {
       const { request } = await chain.client
-        .simulateContract({
-          address,
-          abi: PodManagerAbi,
-          functionName: "invalidatePod",
-          args: [tokenId, why],
-          account: moderator,
-        })
+        .simulateContract({ address, abi: PodManagerAbi, functionName: "invalidatePod", args: [tokenId, why], account: moderator })
         .catch((error: Error) => {
           throw new ModerationError(`invalidatePod(${tokenId}) would fail: ${error.message.split("\n")[0]}`);
         });

@@ -26,13 +26,7 @@ import {
 } from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
 import { podNotFound } from "./refs";
-import {
-  type Alongside,
-  assertTransactionUnused,
-  recordWithTransaction,
-  TX_KINDS,
-  type Creator,
-} from "./subnet-drafts";
+import { type Alongside, assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 
 /** Who creates a pod: a user, an agent, or (chat server mints) only a wallet. */
 export type PodCreator = Creator | { kind: "wallet"; wallet: Address };

@@ -27,18 +27,12 @@ export type PublicPodListQuery = {
 
 const VERSION = "p1";
 const FINGERPRINT_LENGTH = 12;
-const CURSOR_TEXT = new RegExp(
-  `^${VERSION}:(0|[1-9][0-9]{0,77}):(0|[1-9][0-9]{0,15}):([A-Za-z0-9_-]{${FINGERPRINT_LENGTH}})$`,
-);
+const CURSOR_TEXT = new RegExp(`^${VERSION}:(0|[1-9][0-9]{0,77}):(0|[1-9][0-9]{0,15}):([A-Za-z0-9_-]{${FINGERPRINT_LENGTH}})$`);
 
 type Position = { after: bigint; offset: number };
 
 /** The search and filters a cursor belongs to (the datanet by token id: its id and tokenId agree). */
-export function fingerprint(
-  search: string | undefined,
-  epoch: number | undefined,
-  subnetTokenId: bigint | undefined,
-): string {
+export function fingerprint(search: string | undefined, epoch: number | undefined, subnetTokenId: bigint | undefined): string {
   const key = JSON.stringify([search ?? null, epoch ?? null, subnetTokenId?.toString() ?? null]);
   return createHash("sha256").update(key).digest("base64url").slice(0, FINGERPRINT_LENGTH);
 }
@@ -93,9 +87,7 @@ export async function listPublicPodPage(db: OffchainDb, query: PublicPodListQuer
   const start = result.start ?? offset;
   const last = result.rows.at(-1);
   const nextCursor =
-    result.more && last?.tokenId
-      ? encodeCursor({ after: BigInt(last.tokenId), offset: start + result.rows.length }, print)
-      : null;
+    result.more && last?.tokenId ? encodeCursor({ after: BigInt(last.tokenId), offset: start + result.rows.length }, print) : null;
   const shownPage = position ? Math.floor(start / limit) + 1 : page;
   return { rows: result.rows, pagination: pagination(shownPage, limit, result.total), nextCursor };
 }

@@ -72,9 +72,7 @@ export function feedPriceSource(client: () => PublicClient, options: FeedOptions
     const ageSeconds = now() / 1000 - Number(updatedAt);
     if (ageSeconds > options.maxAgeSeconds) throw new Error("price feed answer is stale");
     const scaled =
-      decimals <= USD_DECIMALS
-        ? answer * 10n ** BigInt(USD_DECIMALS - decimals)
-        : answer / 10n ** BigInt(decimals - USD_DECIMALS);
+      decimals <= USD_DECIMALS ? answer * 10n ** BigInt(USD_DECIMALS - decimals) : answer / 10n ** BigInt(decimals - USD_DECIMALS);
     return priceOf(scaled);
   }
 

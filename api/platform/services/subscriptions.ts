@@ -74,12 +74,7 @@ export async function verifyPackagePayment(
     wallet,
     subnetTokenId,
     receipt: known,
-  }: {
-    hash: Hash;
-    wallet: Address;
-    subnetTokenId: bigint /** Already fetched by the caller. */;
-    receipt?: TransactionReceipt;
-  },
+  }: { hash: Hash; wallet: Address; subnetTokenId: bigint; /** Already fetched by the caller. */ receipt?: TransactionReceipt },
 ): Promise<VerifiedPayment> {
   const subnetManager = contracts.SubnetManager.address;
   const core = contracts.CoreToken.address;
@@ -183,25 +178,22 @@ export async function createOrder(
   }
   const verified = payment.confirmations >= BigInt(config.orderMinConfirmations);
   const id = randomUUID();
-  await recordWithTransaction(
-    db,
-    { txHash, kind: ORDER_TX_KIND, recordId: id, alongside: sender.alongside },
-    (executor) =>
-      insertOrder(executor, {
-        id,
-        agentId: agent.id,
-        subnetId: subnet.id,
-        subnetTokenId: subnet.tokenId.toString(),
-        packageId: pkg.id,
-        walletAddress: wallet.toLowerCase(),
-        subscriptionDays: pkg.subscriptionDays,
-        amount: payment.amount.toString(),
-        status: verified ? "VERIFIED" : "CREATED",
-        txHash: txHash.toLowerCase(),
-        blockNumber: payment.blockNumber.toString(),
-        verifiedAt: verified ? now : null,
-        expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
-      }),
+  await recordWithTransaction(db, { txHash, kind: ORDER_TX_KIND, recordId: id, alongside: sender.alongside }, (executor) =>
+    insertOrder(executor, {
+      id,
+      agentId: agent.id,
+      subnetId: subnet.id,
+      subnetTokenId: subnet.tokenId.toString(),
+      packageId: pkg.id,
+      walletAddress: wallet.toLowerCase(),
+      subscriptionDays: pkg.subscriptionDays,
+      amount: payment.amount.toString(),
+      status: verified ? "VERIFIED" : "CREATED",
+      txHash: txHash.toLowerCase(),
+      blockNumber: payment.blockNumber.toString(),
+      verifiedAt: verified ? now : null,
+      expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
+    }),
   );
   return id;
 }

@@ -57,12 +57,7 @@ export async function verifyVoteTransaction(
     voter,
     claim,
     receipt,
-  }: {
-    hash: Hash;
-    voter: Address;
-    claim: VoteClaim /** Already fetched by the caller. */;
-    receipt?: TransactionReceipt;
-  },
+  }: { hash: Hash; voter: Address; claim: VoteClaim; /** Already fetched by the caller. */ receipt?: TransactionReceipt },
 ): Promise<VerifiedVote> {
   const { event } = await verifyOnChain(context, "PodManager", {
     hash,
@@ -100,25 +95,22 @@ export async function recordReportedVote(
   alongside?: Alongside,
 ): Promise<string> {
   if (vote.epoch > 2_147_483_647n) throw badRequest("epoch out of range");
-  await recordWithTransaction(
-    db,
-    { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId, alongside },
-    (executor) =>
-      insertReportedVote(executor, {
-        voteId: vote.voteId,
-        userId: by.userId ?? null,
-        agentId: by.agentId ?? null,
-        podId: by.podKey,
-        podTokenId: vote.podTokenId.toString(),
-        subnetTokenId: vote.subnetTokenId.toString(),
-        voter: vote.voter,
-        epoch: Number(vote.epoch),
-        votes: vote.votes.toString(),
-        votingPower: vote.votingPower.toString(),
-        upVote: vote.upVote,
-        txHash: vote.txHash,
-        logIndex: vote.logIndex,
-      }),
+  await recordWithTransaction(db, { txHash: vote.txHash, kind: VOTE_TX_KIND, recordId: vote.voteId, alongside }, (executor) =>
+    insertReportedVote(executor, {
+      voteId: vote.voteId,
+      userId: by.userId ?? null,
+      agentId: by.agentId ?? null,
+      podId: by.podKey,
+      podTokenId: vote.podTokenId.toString(),
+      subnetTokenId: vote.subnetTokenId.toString(),
+      voter: vote.voter,
+      epoch: Number(vote.epoch),
+      votes: vote.votes.toString(),
+      votingPower: vote.votingPower.toString(),
+      upVote: vote.upVote,
+      txHash: vote.txHash,
+      logIndex: vote.logIndex,
+    }),
   );
   return vote.voteId;
 }

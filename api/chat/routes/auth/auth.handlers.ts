@@ -11,6 +11,7 @@ import type * as routes from "./auth.routes";
 /** A nonce can be used within 5 minutes of being issued (spec §3, §8). */
 export const NONCE_TTL_MS = 5 * 60 * 1000;
 
+
 /** The text the wallet signs: names the service, the address, the nonce and its expiry. */
 export function signInMessage(serviceName: string, address: string, nonce: string, expiresAt: Date): string {
   return [

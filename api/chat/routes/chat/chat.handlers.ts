@@ -2,13 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isUuid } from "../../../db/refs";
 import { notFound, withDatabase } from "../../../http/errors";
 import type { ChatHandler } from "../../context";
-import {
-  allMessages,
-  CHAT_SESSION_TTL_MS,
-  findLiveSession,
-  recentMessages,
-  saveExchange,
-} from "../../repositories/chat";
+import { allMessages, CHAT_SESSION_TTL_MS, findLiveSession, recentMessages, saveExchange } from "../../repositories/chat";
 import type * as routes from "./chat.routes";
 
 const HISTORY_FOR_ASSISTANT = 20;

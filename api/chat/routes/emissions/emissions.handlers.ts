@@ -21,8 +21,7 @@ export function parsePodId(value: string): bigint {
 /** An epoch number: a positive integer (epochs count from 1). */
 export function parseFromEpoch(value: string | undefined): bigint | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,20}$/.test(value) || BigInt(value) < 1n)
-    throw badRequest("Invalid fromEpoch: must be an integer of at least 1");
+  if (!/^\d{1,20}$/.test(value) || BigInt(value) < 1n) throw badRequest("Invalid fromEpoch: must be an integer of at least 1");
   return BigInt(value);
 }
 

@@ -42,13 +42,7 @@ function mintFailure(error: unknown, subnetId: bigint): HttpError {
 }
 
 /** The server wallet sends `mintPodWithCORE(wallet, subnetId)`; a failure to send is an HttpError. */
-async function sendMint(
-  chain: ChatChain,
-  serverWallet: ServerWallet,
-  wallet: string,
-  subnetId: bigint,
-  logger: Logger,
-): Promise<Hash> {
+async function sendMint(chain: ChatChain, serverWallet: ServerWallet, wallet: string, subnetId: bigint, logger: Logger): Promise<Hash> {
   try {
     return await serverWallet.send({
       address: chain.addresses.podManager,
@@ -150,9 +144,7 @@ export const listPods: ChatHandler<typeof routes.listPodsRoute> = async (c) => {
   const ctx = c.get("ctx");
   const wallet = c.get("wallet");
   const rows = await walletPods(ctx.db, wallet);
-  backfillTokenIds(ctx.db, wallet, rows).catch((err: unknown) =>
-    c.get("logger").warn({ err }, "token id backfill failed"),
-  );
+  backfillTokenIds(ctx.db, wallet, rows).catch((err: unknown) => c.get("logger").warn({ err }, "token id backfill failed"));
   const pods = rows.map((row) => ({
     podId: Number(row.id),
     subnetId: row.subnetId.toString(),

@@ -46,12 +46,9 @@ function dedupeSources(passages: Passage[]): Source[] {
 
 const MODE_GUIDANCE: Record<ChatMode, string> = {
   rag: "Answer the protocol question from the documentation passages and live facts.",
-  emissions:
-    "The user asks about their pod emissions (rewards). Give the claimable amounts from the live facts exactly and explain how to claim.",
-  minting:
-    "The user wants to mint a pod from a social post. Explain the flow and whether their post URL is valid, per the facts.",
-  "subnet-creation":
-    "The user proposes a datanet (subnet). Report each field's check against the draft bounds, per the facts, and the next steps.",
+  emissions: "The user asks about their pod emissions (rewards). Give the claimable amounts from the live facts exactly and explain how to claim.",
+  minting: "The user wants to mint a pod from a social post. Explain the flow and whether their post URL is valid, per the facts.",
+  "subnet-creation": "The user proposes a datanet (subnet). Report each field's check against the draft bounds, per the facts, and the next steps.",
 };
 
 function llmMessages(mode: ChatMode, context: Passage[], facts: string[], input: AssistantInput): LlmMessage[] {

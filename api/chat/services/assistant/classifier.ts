@@ -19,14 +19,12 @@ export const MODE_RULES: Record<Exclude<ChatMode, "rag">, Rule[]> = {
   ],
   "subnet-creation": [
     {
-      pattern:
-        /\b(create|creating|launch|launching|start|starting|set\s*up|setting\s*up|propose|proposing|register|open|build)\b.{0,40}\b(datanet|subnet)s?\b/i,
+      pattern: /\b(create|creating|launch|launching|start|starting|set\s*up|setting\s*up|propose|proposing|register|open|build)\b.{0,40}\b(datanet|subnet)s?\b/i,
       weight: 3,
     },
     { pattern: /\b(new|my own|our own)\s+(datanet|subnet)\b/i, weight: 2 },
     {
-      pattern:
-        /\b(subnetName|subnetDescription|onboardingPublishers|onboardingVoters|subnetGoal|nativeTokenSymbol|nativeTokenDecimals|nativeTokenAddress|subnetCreatorType)\b/,
+      pattern: /\b(subnetName|subnetDescription|onboardingPublishers|onboardingVoters|subnetGoal|nativeTokenSymbol|nativeTokenDecimals|nativeTokenAddress|subnetCreatorType)\b/,
       weight: 2,
     },
     { pattern: /\b(datanet|subnet)\s+(name|description|goal|draft|proposal)\b/i, weight: 1 },

@@ -22,8 +22,7 @@ export interface Composition {
   facts: string[];
 }
 
-const EPOCH_LENGTH_QUESTION =
-  /\bepochs?\b[\s\S]*\b(long|length|duration|last|lasts|hours?|days?|seconds?)\b|\b(how long|length|duration)\b[\s\S]*\bepochs?\b/i;
+const EPOCH_LENGTH_QUESTION = /\bepochs?\b[\s\S]*\b(long|length|duration|last|lasts|hours?|days?|seconds?)\b|\b(how long|length|duration)\b[\s\S]*\bepochs?\b/i;
 
 /** Markdown table rows become "cell, cell, cell;" and separator rows go. */
 function untable(text: string): string {
@@ -62,13 +61,7 @@ function passageSummary(passages: ScoredPassage[], max = 3): string[] {
 
 function statsRecord(live: LiveState): Passage | undefined {
   return live.stats
-    ? {
-        id: "live:stats#epoch",
-        source: "live:stats",
-        title: "Network stats (/stats)",
-        section: "epochLengthSeconds",
-        text: "",
-      }
+    ? { id: "live:stats#epoch", source: "live:stats", title: "Network stats (/stats)", section: "epochLengthSeconds", text: "" }
     : undefined;
 }
 
@@ -98,9 +91,7 @@ function composeRag(input: ComposeInput): Composition {
       `An epoch lasts **${humanDuration(stats.epochLengthSeconds)}** (\`epochLengthSeconds\` = ${stats.epochLengthSeconds} in the live network stats).`,
     );
     if (rest.length > 0) lines.push(rest.join(" "));
-    lines.push(
-      "Votes are counted per epoch, and a pod's emissions for an epoch become claimable once that epoch has closed.",
-    );
+    lines.push("Votes are counted per epoch, and a pod's emissions for an epoch become claimable once that epoch has closed.");
     used.push(statsRecord(input.live)!);
     const doc = input.passages.find((p) => /epoch/i.test(p.text));
     if (doc) used.push(doc);
@@ -156,16 +147,12 @@ function composeEmissions(input: ComposeInput): Composition {
         lines.push(`- ${line} — claim with \`POST /pods/${pod.podId}/emissions/claim\`.`);
         facts.push(line);
       }
-      lines.push(
-        "The chat server sends one claim transaction per epoch and pays the gas; the CORE goes to your wallet.",
-      );
+      lines.push("The chat server sends one claim transaction per epoch and pays the gas; the CORE goes to your wallet.");
     } else {
       const text = `Nothing is claimable right now for your ${pods.length} pod${pods.length === 1 ? "" : "s"}.`;
       lines.push(text);
       facts.push(text);
-      lines.push(
-        "A pod earns for an epoch when it receives net up-votes in it; the owner's half becomes claimable once the epoch closes.",
-      );
+      lines.push("A pod earns for an epoch when it receives net up-votes in it; the owner's half becomes claimable once the epoch closes.");
     }
   } else if ((live.pods && live.pods.length === 0) || live.emissions?.pods.length === 0) {
     const text = "Your wallet owns no pods yet, so there is nothing to claim.";
@@ -173,9 +160,7 @@ function composeEmissions(input: ComposeInput): Composition {
     facts.push(text);
     used.push({ id: "live:pods#wallet", source: "live:pods", title: "Your pods", section: "owned pods", text: "" });
   } else {
-    lines.push(
-      "I cannot read your claimable emissions right now (the chain or the indexer is unavailable). Try `GET /pods/{podId}/emissions` in a moment.",
-    );
+    lines.push("I cannot read your claimable emissions right now (the chain or the indexer is unavailable). Try `GET /pods/{podId}/emissions` in a moment.");
   }
   if (live.stats) {
     const fact = epochFacts(live)[0]!;
@@ -210,30 +195,17 @@ function composeMinting(input: ComposeInput): Composition {
     }
   }
   if (urls.length === 0) {
-    lines.push(
-      "To mint a pod from a post, call `POST /pods/mint` with the post's URL (`https://x.com/<handle>/status/<id>` or twitter.com).",
-    );
+    lines.push("To mint a pod from a post, call `POST /pods/mint` with the post's URL (`https://x.com/<handle>/status/<id>` or twitter.com).");
   }
   lines.push(
-    'The server fetches the post, runs the low-quality ("slop") check unless you set `skipSlopCheck` (pods minted unchecked may fail to earn if flagged later), writes a title (at most 80 characters; yours if you pass `title`), a description and a category, then its wallet mints the pod on-chain with `mintPodWithCORE` — it pays the datanet\'s publishing fee and gas, and the pod belongs to your wallet.',
+    "The server fetches the post, runs the low-quality (\"slop\") check unless you set `skipSlopCheck` (pods minted unchecked may fail to earn if flagged later), writes a title (at most 80 characters; yours if you pass `title`), a description and a category, then its wallet mints the pod on-chain with `mintPodWithCORE` — it pays the datanet's publishing fee and gas, and the pod belongs to your wallet.",
   );
   const subnets = input.live.subnets ?? [];
   if (subnets.length > 0) {
-    const list = subnets
-      .slice(0, 10)
-      .map((d) => `${d.name} (id ${d.id}, fee ${toTokenString(d.publishingFeeCORE)} CORE)`)
-      .join("; ");
-    lines.push(
-      `Pass \`subnetHint\` (a datanet name or id) to choose the datanet; otherwise the best match for the post is used. Datanets: ${list}.`,
-    );
+    const list = subnets.slice(0, 10).map((d) => `${d.name} (id ${d.id}, fee ${toTokenString(d.publishingFeeCORE)} CORE)`).join("; ");
+    lines.push(`Pass \`subnetHint\` (a datanet name or id) to choose the datanet; otherwise the best match for the post is used. Datanets: ${list}.`);
     facts.push(`Datanets: ${list}.`);
-    used.push({
-      id: "live:datanets",
-      source: "live:datanets",
-      title: "Datanets",
-      section: "publishing fees",
-      text: "",
-    });
+    used.push({ id: "live:datanets", source: "live:datanets", title: "Datanets", section: "publishing fees", text: "" });
   }
   const doc = input.passages.find((p) => /mint/i.test(p.text));
   if (doc) used.push(doc);
@@ -276,14 +248,7 @@ function composeSubnetCreation(input: ComposeInput): Composition {
   const used: Passage[] = [];
   const doc = input.passages.find((p) => /datanet|subnet/i.test(p.text));
   if (doc) used.push(doc);
-  if (fee)
-    used.push({
-      id: "live:stats#fees",
-      source: "live:stats",
-      title: "Network stats (/stats)",
-      section: "subnetCreationFee",
-      text: "",
-    });
+  if (fee) used.push({ id: "live:stats#fees", source: "live:stats", title: "Network stats (/stats)", section: "subnetCreationFee", text: "" });
   return { response: lines.join("\n"), used, facts };
 }
 

@@ -23,10 +23,7 @@ export interface ScoredPassage extends Passage {
 const MAX_PASSAGE_CHARS = 1_600;
 
 function headingText(line: string): string {
-  return line
-    .replace(/^#+\s*/, "")
-    .replace(/[*_`]/g, "")
-    .trim();
+  return line.replace(/^#+\s*/, "").replace(/[*_`]/g, "").trim();
 }
 
 /**
@@ -46,11 +43,7 @@ export function splitMarkdown(source: string, markdown: string): Passage[] {
     const text = body.join("\n").trim();
     body = [];
     if (!text) return;
-    const section =
-      stack
-        .filter((h) => h.level > 1)
-        .map((h) => h.text)
-        .join(" › ") || title;
+    const section = stack.filter((h) => h.level > 1).map((h) => h.text).join(" › ") || title;
     const chunks: string[] = [];
     let current = "";
     for (const paragraph of text.split(/\n\s*\n/)) {
@@ -148,9 +141,7 @@ export class KnowledgeBase {
     if (this.options.specFile) add(this.options.specFile, path.basename(this.options.specFile));
     let names: string[] = [];
     try {
-      names = readdirSync(this.options.docsDir)
-        .filter((name) => name.endsWith(".md"))
-        .sort();
+      names = readdirSync(this.options.docsDir).filter((name) => name.endsWith(".md")).sort();
     } catch {
       names = [];
     }

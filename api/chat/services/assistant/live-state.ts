@@ -78,15 +78,12 @@ export async function gatherLiveState(deps: LiveStateDeps, wallet: string, mode:
     indexed ? attempt("protocol", logger, () => findProtocol(db)) : undefined,
     indexed ? attempt("pod count", logger, () => countPods(db)) : undefined,
     indexed ? attempt("datanets", logger, () => listSubnets(db)) : undefined,
-    indexed
-      ? attempt("wallet pods", logger, async () => (await walletPods(db, wallet)).map((row) => row.id))
-      : undefined,
+    indexed ? attempt("wallet pods", logger, async () => (await walletPods(db, wallet)).map((row) => row.id)) : undefined,
     deps.chain ? attempt("current epoch", logger, () => deps.chain!.currentEpoch()) : undefined,
   ]);
 
   let epochLength = protocolRow?.epochLength ?? undefined;
-  if (epochLength === undefined && deps.chain)
-    epochLength = await attempt("epoch length", logger, () => deps.chain!.epochLength());
+  if (epochLength === undefined && deps.chain) epochLength = await attempt("epoch length", logger, () => deps.chain!.epochLength());
   if (epochLength !== undefined) {
     let endsAt: string | null = null;
     if (currentEpoch !== undefined) {
@@ -177,10 +174,7 @@ export function liveRecords(state: LiveState): Passage[] {
       source: "live:pods",
       title: "Your pods",
       section: "owned pods",
-      text:
-        state.pods.length > 0
-          ? `Your wallet owns ${state.pods.length} pods: ${state.pods.map((p) => `#${p}`).join(", ")}.`
-          : "Your wallet owns no pods.",
+      text: state.pods.length > 0 ? `Your wallet owns ${state.pods.length} pods: ${state.pods.map((p) => `#${p}`).join(", ")}.` : "Your wallet owns no pods.",
     });
   }
   if (state.emissions) {

@@ -33,10 +33,7 @@ for (const [key, aliases] of Object.entries(ALIASES) as [DraftFieldKey, string[]
 }
 
 function stripQuotes(value: string): string {
-  return value
-    .trim()
-    .replace(/^["'“”‘’`]+|["'“”‘’`]+$/g, "")
-    .trim();
+  return value.trim().replace(/^["'“”‘’`]+|["'“”‘’`]+$/g, "").trim();
 }
 
 /**
@@ -48,9 +45,7 @@ export function extractSubnetProposal(message: string): Partial<Record<DraftFiel
   const json = parseJsonObject(message);
   if (json) {
     for (const [name, value] of Object.entries(json)) {
-      const key =
-        aliasToKey.get(name.toLowerCase().replace(/[_-]/g, " ").replace(/\s+/g, " ").trim()) ??
-        aliasToKey.get(name.toLowerCase());
+      const key = aliasToKey.get(name.toLowerCase().replace(/[_-]/g, " ").replace(/\s+/g, " ").trim()) ?? aliasToKey.get(name.toLowerCase());
       if (key && (typeof value === "string" || typeof value === "number")) proposal[key] = String(value);
     }
   }
@@ -61,10 +56,7 @@ export function extractSubnetProposal(message: string): Partial<Record<DraftFiel
     if (key && proposal[key] === undefined) proposal[key] = stripQuotes(match[2]!);
   }
   if (proposal.subnetName === undefined) {
-    const named =
-      /\b(?:called|named)\s+["“']([^"”']{1,200})["”']|\b(?:called|named)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,5})/.exec(
-        message,
-      );
+    const named = /\b(?:called|named)\s+["“']([^"”']{1,200})["”']|\b(?:called|named)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,5})/.exec(message);
     const name = named?.[1] ?? named?.[2];
     if (name) proposal.subnetName = name.trim();
   }
@@ -83,11 +75,7 @@ export interface FieldCheck {
 function problemOf(key: DraftFieldKey, value: string): string | undefined {
   const length = [...value].length;
   const between = (min: number, max: number) =>
-    length < min
-      ? `is ${length} characters, under the minimum of ${min}`
-      : length > max
-        ? `is ${length} characters, over the maximum of ${max}`
-        : undefined;
+    length < min ? `is ${length} characters, under the minimum of ${min}` : length > max ? `is ${length} characters, over the maximum of ${max}` : undefined;
   switch (key) {
     case "subnetCreatorType":
       return value === "individual" || value === "team" ? undefined : "must be `individual` or `team`";
@@ -104,9 +92,7 @@ function problemOf(key: DraftFieldKey, value: string): string | undefined {
     case "nativeTokenSymbol":
       return between(1, 5);
     case "nativeTokenDecimals":
-      return /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 18
-        ? undefined
-        : "must be an integer from 1 to 18";
+      return /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 18 ? undefined : "must be an integer from 1 to 18";
   }
 }
 
@@ -114,8 +100,7 @@ function problemOf(key: DraftFieldKey, value: string): string | undefined {
 export function checkSubnetProposal(proposal: Partial<Record<DraftFieldKey, string>>): FieldCheck[] {
   return DATANET_DRAFT_FIELDS.map(({ key, label, rule }) => {
     const value = proposal[key];
-    if (value === undefined || value.trim() === "")
-      return { key, label, rule, value: undefined, ok: false, problem: "is missing" };
+    if (value === undefined || value.trim() === "") return { key, label, rule, value: undefined, ok: false, problem: "is missing" };
     const problem = problemOf(key, value.trim());
     return problem ? { key, label, rule, value, ok: false, problem } : { key, label, rule, value, ok: true };
   });

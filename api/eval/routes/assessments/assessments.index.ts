@@ -4,7 +4,5 @@ import type { EvalAccountEnv } from "../../context";
 import * as handlers from "./assessments.handlers";
 import * as routes from "./assessments.routes";
 
-export const assessmentsRouter = createRouter<EvalAccountEnv>().openapi(
-  routes.createAssessmentRoute,
-  handlers.createAssessment,
-);
+export const assessmentsRouter = createRouter<EvalAccountEnv>()
+  .openapi(routes.createAssessmentRoute, handlers.createAssessment);

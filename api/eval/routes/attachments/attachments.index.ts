@@ -4,7 +4,5 @@ import type { EvalAccountEnv } from "../../context";
 import * as handlers from "./attachments.handlers";
 import * as routes from "./attachments.routes";
 
-export const attachmentsRouter = createRouter<EvalAccountEnv>().openapi(
-  routes.requestUploadRoute,
-  handlers.requestUpload,
-);
+export const attachmentsRouter = createRouter<EvalAccountEnv>()
+  .openapi(routes.requestUploadRoute, handlers.requestUpload);

@@ -55,15 +55,10 @@ export async function checkAttachment(
   ref: AttachmentRefInput,
 ): Promise<CheckedAttachment> {
   const row = await findUploadForAccount(ctx.db, accountId, ref.key);
-  if (!row)
-    throw badRequest(
-      "attachments.0.key: unknown attachment key; request one with POST /agents/eval-requests/attachments",
-    );
+  if (!row) throw badRequest("attachments.0.key: unknown attachment key; request one with POST /agents/eval-requests/attachments");
   if (row.evaluationId) throw conflict("attachments.0: this attachment is already part of another evaluation");
   if (row.contentType !== ref.contentType) {
-    throw badRequest(
-      `attachments.0.contentType: the upload was requested as ${row.contentType}, not ${ref.contentType}`,
-    );
+    throw badRequest(`attachments.0.contentType: the upload was requested as ${row.contentType}, not ${ref.contentType}`);
   }
 
   const upload = await fromStorage(() => ctx.storage.readUpload(ref.key, LIMITS.attachmentBytes));

@@ -194,5 +194,8 @@ export const listPendingEvaluations: EvalAccountHandler<typeof routes.pendingRou
       assessmentCount: Number(row.assessmentCount),
     })),
   );
-  return c.json({ items, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } }, 200);
+  return c.json(
+    { items, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } },
+    200,
+  );
 };

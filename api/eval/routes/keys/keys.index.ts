@@ -4,4 +4,5 @@ import type { EvalEnv } from "../../context";
 import * as handlers from "./keys.handlers";
 import * as routes from "./keys.routes";
 
-export const keysRouter = createRouter<EvalEnv>().openapi(routes.issueKeyRoute, handlers.issueKey);
+export const keysRouter = createRouter<EvalEnv>()
+  .openapi(routes.issueKeyRoute, handlers.issueKey);

@@ -29,12 +29,7 @@ export const bindAgentWallet: PlatformHandler<typeof routes.bindAgentWalletRoute
 
 export const listAgentSubnets: PlatformHandler<typeof routes.listAgentSubnetsRoute> = async (c) => {
   const rows = await listPublicSubnetSummaries(c.get("ctx").db);
-  const subnets = rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    tokenId: row.tokenId!,
-  }));
+  const subnets = rows.map((row) => ({ id: row.id, name: row.name, description: row.description, tokenId: row.tokenId! }));
   return c.json({ data: { subnets } }, 200);
 };
 

@@ -11,8 +11,7 @@ import type * as routes from "./datasets.routes";
 const subscriptionRequired = () => new HttpError(403, "Subscription required");
 /** The order is paid, but the payment is not in the indexed chain state yet (or a reorg dropped it). */
 const paymentNotIndexed = () => new HttpError(409, "Payment not indexed yet; retry shortly", { "Retry-After": "2" });
-const tooManyDownloads = () =>
-  new HttpError(503, "Too many dataset downloads in progress; retry shortly", { "Retry-After": "2" });
+const tooManyDownloads = () => new HttpError(503, "Too many dataset downloads in progress; retry shortly", { "Retry-After": "2" });
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
   const agent = c.get("agent");
@@ -26,10 +25,7 @@ export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async 
   // built once per read version and shared by the agents that download it meanwhile; a build
   // takes one of the bulkhead's slots, past which a download gets the 503
   const body = await cachedDatasetRead(ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
-    data: await datasetDownloads.run(
-      () => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }),
-      tooManyDownloads,
-    ),
+    data: await datasetDownloads.run(() => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }), tooManyDownloads),
   }));
   return sendJsonBody(c, body) as never;
 };

@@ -4,4 +4,5 @@ import type { PlatformEnv } from "../../context";
 import * as handlers from "./datasets.handlers";
 import * as routes from "./datasets.routes";
 
-export const datasetsRouter = createRouter<PlatformEnv>().openapi(routes.getDatasetRoute, handlers.getDataset);
+export const datasetsRouter = createRouter<PlatformEnv>()
+  .openapi(routes.getDatasetRoute, handlers.getDataset);

@@ -4,4 +4,5 @@ import type { PlatformEnv } from "../../context";
 import * as handlers from "./feedback.handlers";
 import * as routes from "./feedback.routes";
 
-export const feedbackRouter = createRouter<PlatformEnv>().openapi(routes.createFeedbackRoute, handlers.createFeedback);
+export const feedbackRouter = createRouter<PlatformEnv>()
+  .openapi(routes.createFeedbackRoute, handlers.createFeedback);

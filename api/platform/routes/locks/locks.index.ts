@@ -4,4 +4,5 @@ import type { PlatformEnv } from "../../context";
 import * as handlers from "./locks.handlers";
 import * as routes from "./locks.routes";
 
-export const locksRouter = createRouter<PlatformEnv>().openapi(routes.listLocksRoute, handlers.listLocks);
+export const locksRouter = createRouter<PlatformEnv>()
+  .openapi(routes.listLocksRoute, handlers.listLocks);

@@ -8,10 +8,12 @@ export const LockSchema = z
   .object({
     id: z.string().openapi({ description: "The lock's id: its lockupId, which is also its NFT token id" }),
     tokenId: z.string().openapi({ description: "The veCORE lock NFT token id" }),
-    amount: z.string().openapi({
-      description: "Locked CORE, raw integer string in the smallest unit",
-      example: "1200000000000000000000",
-    }),
+    amount: z
+      .string()
+      .openapi({
+        description: "Locked CORE, raw integer string in the smallest unit",
+        example: "1200000000000000000000",
+      }),
   })
   .openapi("Lock", { example: { id: "7", tokenId: "7", amount: "1200000000000000000000" } });
 

@@ -13,14 +13,10 @@ export const listMyPods: PlatformHandler<typeof routes.listMyPodsRoute> = async 
   const ctx = c.get("ctx");
   const user = c.get("user");
   // computed once per read version (api/platform/read-cache.ts): a user with 1,000 pods costs ~1,000 rows
-  const body = await cachedUserRead(
-    ctx,
-    `me/pods\n${user.id}`,
-    async (): Promise<{ data: { pods: UserPodResponse[] } }> => {
-      const rows = await pods.listUserPodsWithChain(ctx.db, user.id);
-      return { data: { pods: rows.map(presentUserPod) } };
-    },
-  );
+  const body = await cachedUserRead(ctx, `me/pods\n${user.id}`, async (): Promise<{ data: { pods: UserPodResponse[] } }> => {
+    const rows = await pods.listUserPodsWithChain(ctx.db, user.id);
+    return { data: { pods: rows.map(presentUserPod) } };
+  });
   // the JSON of the typed object above, serialized once per version
   return sendJsonBody(c, body) as never;
 };

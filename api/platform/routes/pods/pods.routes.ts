@@ -88,10 +88,7 @@ export const PublicPodsQuerySchema = PageQuerySchema.extend({
     .max(100)
     .refine(hasNoNul, NO_NUL)
     .optional()
-    .openapi({
-      param: { name: "filters[subnet]", in: "query" },
-      description: "Only pods currently in that datanet (its id or tokenId)",
-    }),
+    .openapi({ param: { name: "filters[subnet]", in: "query" }, description: "Only pods currently in that datanet (its id or tokenId)" }),
   cursor: z
     .string()
     .max(200)

@@ -4,4 +4,5 @@ import type { PlatformEnv } from "../../context";
 import * as handlers from "./stakes.handlers";
 import * as routes from "./stakes.routes";
 
-export const stakesRouter = createRouter<PlatformEnv>().openapi(routes.boostRoute, handlers.boost);
+export const stakesRouter = createRouter<PlatformEnv>()
+  .openapi(routes.boostRoute, handlers.boost);

@@ -3,13 +3,7 @@ import { type PlatformHandler, userDraftStep } from "../../context";
 import { presentSubnet } from "../../presenters/subnet";
 import * as subnets from "../../repositories/subnets";
 import { pagination } from "../../schemas/common";
-import {
-  createSubnetDraft,
-  publishSubnetDraft,
-  recordSubnetParameter,
-  SUBNET_SETTERS,
-  type SubnetSetter,
-} from "../../services/subnet-drafts";
+import { createSubnetDraft, publishSubnetDraft, recordSubnetParameter, SUBNET_SETTERS, type SubnetSetter } from "../../services/subnet-drafts";
 import { subnetNotFound } from "../../services/refs";
 import type * as routes from "./subnets.routes";
 
@@ -19,11 +13,7 @@ export const listMySubnets: PlatformHandler<typeof routes.listMySubnetsRoute> = 
 };
 
 export const createSubnet: PlatformHandler<typeof routes.createSubnetRoute> = async (c) => {
-  const { id } = await createSubnetDraft(
-    c.get("ctx").db,
-    { kind: "user", userId: c.get("user").id },
-    c.req.valid("json"),
-  );
+  const { id } = await createSubnetDraft(c.get("ctx").db, { kind: "user", userId: c.get("user").id }, c.req.valid("json"));
   return c.json({ data: { id } }, 201);
 };
 
@@ -56,11 +46,7 @@ export function setParameter(setter: SubnetSetter): PlatformHandler<ReturnType<t
 
 export const listPublicSubnets: PlatformHandler<typeof routes.listPublicSubnetsRoute> = async (c) => {
   const { page, limit, search } = c.req.valid("query");
-  const { rows, total } = await subnets.listPublicSubnetsWithChain(c.get("ctx").db, {
-    offset: (page - 1) * limit,
-    limit,
-    search,
-  });
+  const { rows, total } = await subnets.listPublicSubnetsWithChain(c.get("ctx").db, { offset: (page - 1) * limit, limit, search });
   return c.json({ data: { subnets: rows.map(presentSubnet), pagination: pagination(page, limit, total) } }, 200);
 };
 

@@ -3,12 +3,7 @@ import type { Hash } from "viem";
 import { notFound } from "../../../http/errors";
 import type { PlatformHandler } from "../../context";
 import { requirePublicSubnet } from "../../services/refs";
-import {
-  createOrder as create,
-  presentOrder,
-  presentPackage,
-  refreshCreatedOrders,
-} from "../../services/subscriptions";
+import { createOrder as create, presentOrder, presentPackage, refreshCreatedOrders } from "../../services/subscriptions";
 import type * as routes from "./subscriptions.routes";
 
 export const listPackages: PlatformHandler<typeof routes.listPackagesRoute> = async (c) => {
@@ -16,9 +11,7 @@ export const listPackages: PlatformHandler<typeof routes.listPackagesRoute> = as
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const { contracts } = platform.chain().protocol;
   const accessFeeCORE = subnet.chainAccessFeeCORE ?? 0n;
-  const subscriptionPackages = agents.subscriptionPackages.map((pkg) =>
-    presentPackage(pkg, { accessFeeCORE, contracts }),
-  );
+  const subscriptionPackages = agents.subscriptionPackages.map((pkg) => presentPackage(pkg, { accessFeeCORE, contracts }));
   return c.json({ data: { subscriptionPackages } }, 200);
 };
 

@@ -8,12 +8,7 @@ import * as votes from "../../repositories/votes";
 import { assertPathMatch } from "../../schemas/common";
 import { findListedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
-import {
-  assertTransactionUnused,
-  indexedPodExists,
-  recordReportedVote,
-  verifyVoteTransaction,
-} from "../../services/votes";
+import { assertTransactionUnused, indexedPodExists, recordReportedVote, verifyVoteTransaction } from "../../services/votes";
 import type * as routes from "./votes.routes";
 
 /**
@@ -25,8 +20,7 @@ export const listPublicPodVotes: PlatformHandler<typeof routes.publicPodVotesRou
   const { db, agents } = c.get("ctx");
   const pod = await findPodRef(db, podId);
   if (!pod || pod.tokenId === null) throw podNotFound();
-  const listed =
-    pod.draftId !== null ? Boolean(await findListedPod(db, pod.draftId)) : await indexedPodExists(db, pod.tokenId);
+  const listed = pod.draftId !== null ? Boolean(await findListedPod(db, pod.draftId)) : await indexedPodExists(db, pod.tokenId);
   if (!listed) throw podNotFound();
   const rows = await votes.listPodEpochVotes(db, { podTokenId: pod.tokenId, epoch, limit: agents.publicVotesMaxItems });
   return c.json({ data: { podVotes: rows.map(presentPublicVote) } }, 200);
@@ -40,8 +34,7 @@ export const reportVote: PlatformHandler<typeof routes.reportVoteRoute> = async 
   assertPathMatch("podId", body.podId, podId);
   const wallet = requireWallet(user);
   const amount = parseTokenAmount(body.votes);
-  if (amount === undefined || amount === 0n)
-    throw badRequest("votes: must be a positive amount with at most 18 decimals");
+  if (amount === undefined || amount === 0n) throw badRequest("votes: must be a positive amount with at most 18 decimals");
   const pod = await findPodRef(db, podId, { userId: user.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
