@@ -37,7 +37,7 @@ export type GeneratedChain = { blocks: number; transactions: number; head: bigin
 
 export const GAS = 600_000n;
 
-type RpcCall = { method: string; params: unknown[] };
+export type RpcCall = { method: string; params: unknown[] };
 
 async function rpcBatch(rpcUrl: string, calls: RpcCall[]): Promise<unknown[]> {
   const body = calls.map((call, id) => ({ jsonrpc: "2.0", id, ...call }));
@@ -60,7 +60,7 @@ export type BlockSender = {
   readonly transactions: number;
 };
 
-async function blockSender(rpcUrl: string, p: Protocol, senders: Address[]): Promise<BlockSender> {
+export async function blockSender(rpcUrl: string, p: Protocol, senders: Address[]): Promise<BlockSender> {
   const nonces = new Map<Address, number>();
   for (const from of senders) nonces.set(from, await p.publicClient.getTransactionCount({ address: from }));
   let blocks = 0;
@@ -89,10 +89,10 @@ async function blockSender(rpcUrl: string, p: Protocol, senders: Address[]): Pro
 }
 
 /**
- * Runs `work` with automine off and block time frozen (interval 0), then mines 40 empty blocks (every
+ * Runs `work` with automine off and block time frozen (interval 0), then mines `tailBlocks` (40) empty blocks (every
  * generated block final for Ponder) and checks that the last generated block's transactions succeeded.
  */
-async function frozenChain<T>(rpcUrl: string, p: Protocol, work: () => Promise<T>): Promise<T & { head: bigint }> {
+async function frozenChain<T>(rpcUrl: string, p: Protocol, work: () => Promise<T>, tailBlocks = 40): Promise<T & { head: bigint }> {
   const latest = await p.publicClient.getBlock();
   await p.testClient.setAutomine(false);
   await p.testClient.setNextBlockTimestamp({ timestamp: latest.timestamp + 1n });
@@ -100,17 +100,18 @@ async function frozenChain<T>(rpcUrl: string, p: Protocol, work: () => Promise<T
   let result: T;
   try {
     result = await work();
-    await rpcBatch(rpcUrl, [{ method: "anvil_mine", params: ["0x28"] }]);
+    if (tailBlocks > 0) await rpcBatch(rpcUrl, [{ method: "anvil_mine", params: [`0x${tailBlocks.toString(16)}`] }]);
   } finally {
     await p.testClient.setAutomine(true);
     await p.testClient.removeBlockTimestampInterval();
   }
   // a cheap sanity check: the last block's transactions succeeded
   const head = await p.publicClient.getBlockNumber();
-  const last = await p.publicClient.getBlock({ blockNumber: head - 40n, includeTransactions: true });
-  for (const t of last.transactions) {
-    const receipt = await p.publicClient.getTransactionReceipt({ hash: t.hash });
-    if (receipt.status !== "success") throw new Error(`generated transaction reverted: ${t.hash}`);
+  // (the hashes only: a whole block of thousands of transactions can take longer than viem's 10 s on a loaded machine)
+  const last = await p.publicClient.getBlock({ blockNumber: head - BigInt(tailBlocks) });
+  for (const hash of last.transactions) {
+    const receipt = await p.publicClient.getTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`generated transaction reverted: ${hash}`);
   }
   return { ...result, head };
 }
@@ -203,6 +204,11 @@ export type MarketOptions = {
   /** Voters (not owners: a pod's owner cannot vote on it); each locks CORE and gets access to every datanet. */
   voters: Address[];
   txPerBlock: number;
+  /**
+   * Empty blocks mined after the market (default 40: every block of it final for Ponder, so a
+   * backfill indexes it all); 0 leaves the last 30 blocks to Ponder's live (realtime) sync.
+   */
+  tailBlocks?: number;
 };
 
 export type MarketPod = { index: number; owner: Address; subnetTokenId: number; mintTxHash: Hash };
@@ -288,7 +294,7 @@ export async function generateMarket(rpcUrl: string, deployment: Deployment, opt
     }
     if (pending.length > 0) await send.block(pending);
     return {};
-  });
+  }, options.tailBlocks);
   return {
     blocks: send.blocks,
     transactions: send.transactions,

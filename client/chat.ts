@@ -191,6 +191,14 @@ export interface components {
          *           "maxBlocks": 10,
          *           "maxSeconds": 60,
          *           "withinBounds": true
+         *         },
+         *         "restarts": {
+         *           "total": 0,
+         *           "recent": 0,
+         *           "windowSeconds": 900,
+         *           "lastCause": null,
+         *           "lastAt": null,
+         *           "crashLoop": false
          *         }
          *       }
          *     }
@@ -205,6 +213,7 @@ export interface components {
             uptime: number;
             indexer: {
                 lag: components["schemas"]["IndexerLag"];
+                restarts: components["schemas"]["IndexerRestarts"];
             };
         };
         /**
@@ -229,6 +238,28 @@ export interface components {
             withinBounds: boolean;
             reason?: string;
         } | null;
+        /**
+         * @description The indexer's restarts by the launcher's supervisor, with the cause of the last crash; 2 or more within the window are a crash loop (/ready answers 503)
+         * @example {
+         *       "total": 0,
+         *       "recent": 0,
+         *       "windowSeconds": 900,
+         *       "lastCause": null,
+         *       "lastAt": null,
+         *       "crashLoop": false
+         *     }
+         */
+        IndexerRestarts: {
+            total: number;
+            recent: number;
+            windowSeconds: number;
+            /** @enum {string|null} */
+            lastCause: "out-of-memory" | "rpc" | "database" | "other" | null;
+            /** Format: date-time */
+            lastAt: string | null;
+            crashLoop: boolean;
+            reason?: string;
+        };
         /**
          * @example {
          *       "ready": true,
@@ -265,6 +296,7 @@ export interface components {
                 /** @description Ponder's /status, when reachable */
                 status?: unknown;
                 lag?: components["schemas"]["IndexerLag"];
+                restarts?: components["schemas"]["IndexerRestarts"] & unknown;
             };
             /** @enum {string} */
             database: "ok" | "unavailable";
@@ -601,7 +633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready (indexer views missing or behind the chain head, or database unreachable) */
+            /** @description Not ready (indexer views missing, behind the chain head or in a crash loop, or database unreachable) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -817,6 +817,7 @@ export interface components {
                 /** @description Ponder's /status, when reachable */
                 status?: unknown;
                 lag?: components["schemas"]["IndexerLag"];
+                restarts?: components["schemas"]["IndexerRestarts"];
             };
             /** @enum {string} */
             database: "ok" | "unavailable";
@@ -846,6 +847,28 @@ export interface components {
             reason?: string;
         };
         /**
+         * @description Shown once the indexer has been restarted
+         * @example {
+         *       "total": 0,
+         *       "recent": 0,
+         *       "windowSeconds": 900,
+         *       "lastCause": null,
+         *       "lastAt": null,
+         *       "crashLoop": false
+         *     }
+         */
+        IndexerRestarts: {
+            total: number;
+            recent: number;
+            windowSeconds: number;
+            /** @enum {string|null} */
+            lastCause: "out-of-memory" | "rpc" | "database" | "other" | null;
+            /** Format: date-time */
+            lastAt: string | null;
+            crashLoop: boolean;
+            reason?: string;
+        };
+        /**
          * @example {
          *       "status": "ok",
          *       "service": "platform-api",
@@ -860,6 +883,14 @@ export interface components {
          *           "maxBlocks": 10,
          *           "maxSeconds": 60,
          *           "withinBounds": true
+         *         },
+         *         "restarts": {
+         *           "total": 0,
+         *           "recent": 0,
+         *           "windowSeconds": 900,
+         *           "lastCause": null,
+         *           "lastAt": null,
+         *           "crashLoop": false
          *         }
          *       }
          *     }
@@ -874,6 +905,7 @@ export interface components {
             uptime: number;
             indexer: {
                 lag: components["schemas"]["IndexerLag"] & (Record<string, never> | null);
+                restarts: components["schemas"]["IndexerRestarts"] & unknown;
             };
         };
     };
@@ -1452,7 +1484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready (indexer views missing or behind the chain head, or database unreachable) */
+            /** @description Not ready (indexer views missing, behind the chain head or in a crash loop, or database unreachable) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -523,7 +523,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a new agent: a new id and credential on every call, bound to a wallet the user proves, a generated one (createWallet), or none yet */
+        /** Register a new agent: a new id, credential and generated wallet on every call (or a wallet the user proves, or none with createWallet: false) */
         post: operations["registerAgent"];
         delete?: never;
         options?: never;
@@ -815,6 +815,7 @@ export interface components {
                 /** @description Ponder's /status, when reachable */
                 status?: unknown;
                 lag?: components["schemas"]["IndexerLag"];
+                restarts?: components["schemas"]["IndexerRestarts"];
             };
             /** @enum {string} */
             database: "ok" | "unavailable";
@@ -844,6 +845,28 @@ export interface components {
             reason?: string;
         };
         /**
+         * @description Shown once the indexer has been restarted
+         * @example {
+         *       "total": 0,
+         *       "recent": 0,
+         *       "windowSeconds": 900,
+         *       "lastCause": null,
+         *       "lastAt": null,
+         *       "crashLoop": false
+         *     }
+         */
+        IndexerRestarts: {
+            total: number;
+            recent: number;
+            windowSeconds: number;
+            /** @enum {string|null} */
+            lastCause: "out-of-memory" | "rpc" | "database" | "other" | null;
+            /** Format: date-time */
+            lastAt: string | null;
+            crashLoop: boolean;
+            reason?: string;
+        };
+        /**
          * @example {
          *       "status": "ok",
          *       "service": "platform-api",
@@ -858,6 +881,14 @@ export interface components {
          *           "maxBlocks": 10,
          *           "maxSeconds": 60,
          *           "withinBounds": true
+         *         },
+         *         "restarts": {
+         *           "total": 0,
+         *           "recent": 0,
+         *           "windowSeconds": 900,
+         *           "lastCause": null,
+         *           "lastAt": null,
+         *           "crashLoop": false
          *         }
          *       }
          *     }
@@ -872,6 +903,7 @@ export interface components {
             uptime: number;
             indexer: {
                 lag: components["schemas"]["IndexerLag"] & (Record<string, never> | null);
+                restarts: components["schemas"]["IndexerRestarts"] & unknown;
             };
         };
         /**
@@ -1054,7 +1086,7 @@ export interface components {
             podName: string;
             /**
              * Format: uri
-             * @description Canonical content URL
+             * @description Canonical content URI (https://, ipfs://, ar://, ...; never fetched)
              * @example https://example.com/article
              */
             url: string;
@@ -1520,7 +1552,9 @@ export interface components {
          *       "apiKey": "agt_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
          *       "accessToken": "agt_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
          *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+         *       "privateKey": "0x4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c",
          *       "isOrchestrator": false,
+         *       "isOrquestra": false,
          *       "name": "Scout",
          *       "description": "Finds datasets",
          *       "thumbnailURL": null
@@ -1533,11 +1567,13 @@ export interface components {
             apiKey: string;
             /** @description The same credential under its other name */
             accessToken: string;
-            /** @description The wallet the agent acts for, lower case: the proven walletAddress, the generated wallet (createWallet), or null until one is bound with POST /agents/{agentId}/wallet */
+            /** @description The agent's wallet, lower case: newly generated (the default), the proven walletAddress, or null with createWallet: false until one is bound */
             walletAddress: string | null;
-            /** @description Only with createWallet: the generated wallet's private key, shown once and never stored */
+            /** @description With a generated wallet (the default): its private key, shown once and never stored; import it to send the agent's transactions */
             privateKey?: string;
             isOrchestrator: boolean;
+            /** @description isOrchestrator under the live platform's name (same value) */
+            isOrquestra: boolean;
             name: string;
             description: string;
             thumbnailURL: string | null;
@@ -1545,10 +1581,7 @@ export interface components {
         /**
          * @example {
          *       "name": "Scout",
-         *       "description": "Finds datasets",
-         *       "walletAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-         *       "nonce": "3f1c2b7e-8a4d-4e7b-9a51-2d6f0c8e1b42",
-         *       "signature": "0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+         *       "description": "Finds datasets"
          *     }
          */
         RegisterAgentBody: {
@@ -1577,7 +1610,7 @@ export interface components {
              * @example 0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
              */
             signature?: string;
-            /** @description Without a wallet of your own: true makes the server generate one and return its privateKey once (never stored) */
+            /** @description Default true without walletAddress: the server generates a new wallet for the agent and answers its privateKey once (never stored); false opts out (walletAddress null until one is bound) */
             createWallet?: boolean;
         };
         /**
@@ -1728,12 +1761,20 @@ export interface components {
              */
             txHash: string;
         };
-        TxHashBody: {
+        /**
+         * @example {
+         *       "txHash": "0xabababababababababababababababababababababababababababababababab",
+         *       "feedback": "Complete series with clear sources; the 2012 gap is documented"
+         *     }
+         */
+        AgentVoteBody: {
             /**
-             * @description Hash of the confirmed on-chain transaction
+             * @description The vote transaction, sent by one of the agent's wallets
              * @example 0xabababababababababababababababababababababababababababababababab
              */
             txHash: string;
+            /** @description Optional written feedback on the pod, stored with this vote and shown in the dataset download (removed with the vote if a reorg drops it); "" is the same as absent */
+            feedback?: string;
         };
         /**
          * @example {
@@ -1761,6 +1802,13 @@ export interface components {
                 currencyDecimals: number;
                 chainId: number;
             };
+        };
+        TxHashBody: {
+            /**
+             * @description Hash of the confirmed on-chain transaction
+             * @example 0xabababababababababababababababababababababababababababababababab
+             */
+            txHash: string;
         };
         /**
          * @example {
@@ -1806,6 +1854,8 @@ export interface components {
          *       "votes": 120.5,
          *       "votingPower": 1500,
          *       "feedback": "Complete series with clear sources; the 2012 gap is documented",
+         *       "voteId": null,
+         *       "agentId": null,
          *       "createdAt": "2026-01-14T16:05:00.000Z"
          *     }
          */
@@ -1820,6 +1870,10 @@ export interface components {
             votes: number;
             votingPower: number;
             feedback: string;
+            /** @description The vote (`<txHash>-<logIndex>`) an agent sent this feedback with; null for a user's feedback, which goes with all their votes on the pod in the epoch */
+            voteId: string | null;
+            /** @description The agent that sent it with its vote; null for a user's */
+            agentId: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2007,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready (indexer views missing or behind the chain head, or database unreachable) */
+            /** @description Not ready (indexer views missing, behind the chain head or in a crash loop, or database unreachable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +4265,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TxHashBody"];
+                "application/json": components["schemas"]["AgentVoteBody"];
             };
         };
         responses: {

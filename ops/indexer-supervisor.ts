@@ -13,8 +13,43 @@ const DEEP_REORG = /unrecoverable .*reorg|beyond finalized block|Finalized block
 
 export const RECOVERY_COMMAND = "npm run reindex";
 
+/** Why an indexer process ended, from its exit signal and its last output lines. */
+export type CrashCause = "out-of-memory" | "rpc" | "database" | "other";
+
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|Allocation failed|ERR_WORKER_OUT_OF_MEMORY|Cannot allocate memory/i;
+const DATABASE_FAILURE =
+  /\b(postgres|PostgreSQL|pg_|database|DbConnectionError|relation "|connection terminated|too many clients|57P0\d|53300)\b|:5432\b/i;
+const RPC_FAILURE = /\b(RPC|eth_\w+|HttpRequestError|RpcRequestError|TimeoutError|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up)\b/i;
+
+/**
+ * The cause of an exit: a V8 heap abort (SIGABRT, "heap out of memory") or the kernel's OOM
+ * killer (SIGKILL not sent by us) is out of memory; else the last error lines decide, the
+ * database first (a lost PostgreSQL connection also fails the RPC cache's reads).
+ */
+export function crashCause(signal: string | null, lines: readonly string[]): { cause: CrashCause; line?: string } {
+  const oom = lines.findLast((line) => OUT_OF_MEMORY.test(line));
+  if (oom !== undefined) return { cause: "out-of-memory", line: oom };
+  if (signal === "SIGABRT" || signal === "SIGKILL") return { cause: "out-of-memory" };
+  const errors = lines.filter((line) => /error|fatal|failed|refused|timed? ?out/i.test(line));
+  const database = errors.findLast((line) => DATABASE_FAILURE.test(line));
+  if (database !== undefined) return { cause: "database", line: database };
+  const rpc = errors.findLast((line) => RPC_FAILURE.test(line));
+  if (rpc !== undefined) return { cause: "rpc", line: rpc };
+  return { cause: "other", line: errors.at(-1) };
+}
+
 export type SupervisorEvent =
-  | { kind: "crashed"; code: number | null; signal: string | null; restartInMs: number }
+  | {
+      kind: "crashed";
+      code: number | null;
+      signal: string | null;
+      restartInMs: number;
+      cause: CrashCause;
+      /** The output line that names the cause, when there is one. */
+      line?: string;
+      /** Restarts so far, this one included (the process's lifetime). */
+      restarts: number;
+    }
   | { kind: "restarted"; attempt: number }
   | { kind: "deep-reorg"; line: string; recovery: "reindexing" | "manual" };
 
@@ -67,13 +102,18 @@ export async function superviseIndexer(options: SupervisorOptions): Promise<Supe
   let stopping = false;
   let attempt = 0;
   let deepReorgLine: string | undefined;
+  let restarts = 0;
   let current: Indexer;
+  // the last lines of the running indexer: what its exit is classified by
+  let recentLines: string[] = [];
 
   const launch = (clearSyncCache: boolean) =>
     startIndexer({
       ...options,
       clearSyncCache,
       onLog: (line) => {
+        recentLines.push(line);
+        if (recentLines.length > 60) recentLines.shift();
         if (DEEP_REORG.test(line) && !deepReorgLine) {
           deepReorgLine = line;
           // Ponder may keep running without following the head: stop it and recover below.
@@ -101,7 +141,10 @@ export async function superviseIndexer(options: SupervisorOptions): Promise<Supe
       if (Date.now() - startedAt > 5 * maxBackoff) attempt = 0;
       const delay = Math.min(maxBackoff, minBackoff * 2 ** attempt);
       attempt += 1;
-      options.onEvent({ kind: "crashed", code, signal, restartInMs: delay });
+      restarts += 1;
+      const { cause, line } = crashCause(signal, recentLines);
+      recentLines = [];
+      options.onEvent({ kind: "crashed", code, signal, restartInMs: delay, cause, ...(line === undefined ? {} : { line }), restarts });
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (stopping) return;
       await releaseSchemaLock(options.databaseUrl, options.schema).catch(() => undefined);

@@ -25,11 +25,13 @@ export const DEFAULT_VIEWS_SCHEMA = "chain";
 export const DEFAULT_INDEXING_CACHE_BYTES = 64 * 1024 * 1024;
 /**
  * V8 old-space limit of the indexer process (MB; INDEXER_MAX_OLD_SPACE_MB overrides, 0 = node's
- * default). With the
- * default limit (a quarter of the machine's memory) V8 let the heap grow with the chain before
- * collecting: peak RSS 573 MB on a 50k-event chain, 315 MB with 256 MB (bench/README.md).
+ * default): a safety margin, not the bound of the working set. The working set is bounded by
+ * what one block or one sync interval holds: the busy-block chain (blocks of 2,000 transactions)
+ * indexes in a 160 MB heap, the 50k-event chain in 192 MB (not 160); 384 MB is twice that. With
+ * node's default limit (a quarter of the machine's memory) V8 lets the heap grow before
+ * collecting (573 MB RSS on the 50k chain; 424 MB with 384). Figures: bench/README.md, "Busy blocks".
  */
-export const DEFAULT_MAX_OLD_SPACE_MB = 256;
+export const DEFAULT_MAX_OLD_SPACE_MB = 384;
 
 function heapArgs(nodeArgs: string[], env: NodeJS.ProcessEnv): string[] {
   if (nodeArgs.some((arg) => arg.startsWith("--max-old-space-size"))) return [];

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
+import { describeCrashCause, recordIndexerCrash } from "../api/http/indexer-restarts";
 import { startApiServer, type ApiServer } from "../api/server";
 import { createChainClient } from "../chain/client";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
@@ -105,7 +106,11 @@ let supervisedIndexer: { current: Indexer } | undefined;
 
 function reportIndexerEvent(event: SupervisorEvent, schema: string): void {
   if (event.kind === "crashed") {
-    logger.error(`indexer exited (${event.code ?? event.signal}); restarting in ${event.restartInMs} ms (log: .data/indexer.log)`);
+    // the API runs in this process: its /ready, /health and /metrics show the restarts
+    const restarts = recordIndexerCrash(event.cause);
+    logger.error(
+      `indexer crashed: ${describeCrashCause(event.cause)} (exit ${event.code ?? event.signal}${event.line ? `: ${event.line.trim().slice(0, 200)}` : ""}); restart ${event.restarts}${restarts.crashLoop ? `, a crash loop (${restarts.recent} in ${restarts.windowSeconds / 60} min)` : ""}, next in ${event.restartInMs} ms (log: .data/indexer.log)`,
+    );
   } else if (event.kind === "restarted") {
     logger.warn(`indexer restarted (attempt ${event.attempt})`);
     onIndexerRestart?.(supervisedIndexer?.current.process.pid);

@@ -358,6 +358,19 @@ new Gauge({
   },
 });
 
+const indexerRestarts = new Counter({
+  name: `${PREFIX}indexer_restarts_total`,
+  help: "Restarts of the indexer by the launcher's supervisor, by the cause of the crash (out-of-memory, rpc, database, other); 0 in an API that supervises no indexer",
+  labelNames: ["cause"] as const,
+  registers: [metricsRegistry],
+});
+for (const cause of ["out-of-memory", "rpc", "database", "other"]) indexerRestarts.labels({ cause }).inc(0);
+
+/** Counts one crash of the indexer (api/http/indexer-restarts.ts records it). */
+export function countIndexerRestart(cause: string): void {
+  indexerRestarts.inc({ cause });
+}
+
 export interface SettlementQueue {
   /** PENDING evaluations whose settlement window has closed. */
   due: number;

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
+import { indexerRestarts, IndexerRestartsSchema } from "./indexer-restarts";
 import { observeIndexerLag, observePool } from "./metrics";
 import { jsonContent } from "./openapi";
 import type { AppEnv } from "./types";
@@ -120,6 +121,7 @@ const ReadinessSchema = z
       ready: z.boolean(),
       status: z.unknown().optional().openapi({ description: "Ponder's /status, when reachable" }),
       lag: IndexerLagSchema.optional(),
+      restarts: IndexerRestartsSchema.optional().openapi({ description: "Shown once the indexer has been restarted" }),
     }),
     database: z.enum(["ok", "unavailable"]),
     reason: z.string().optional().openapi({ description: "Why the service is not ready (absent when ready)" }),
@@ -149,7 +151,7 @@ const readyRoute = (surface: string) =>
       200: jsonContent(ReadinessSchema, "Ready"),
       503: jsonContent(
         ReadinessSchema,
-        "Not ready (indexer views missing or behind the chain head, or database unreachable)",
+        "Not ready (indexer views missing, behind the chain head or in a crash loop, or database unreachable)",
       ),
     },
   });
@@ -165,8 +167,9 @@ export interface ReadinessOptions {
 }
 
 /**
- * `GET /ready`: 200 when the database answers, the indexer's views exist and the indexer is within
- * its lag bounds of the chain head; else 503 with `reason`. Same body shape both ways.
+ * `GET /ready`: 200 when the database answers, the indexer's views exist, the indexer is within
+ * its lag bounds of the chain head and not in a crash loop; else 503 with `reason`. Same body
+ * shape both ways.
  */
 export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options: ReadinessOptions): void {
   const { surface, pool, viewsSchema, ponderUrl } = options;
@@ -187,23 +190,28 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
     }
     const status = await statusPromise;
     const lagging = lag !== undefined && !lag.withinBounds;
-    const ready = database === "ok" && indexerReady && !lagging;
+    const restarts = indexerRestarts();
+    const ready = database === "ok" && indexerReady && !lagging && !restarts.crashLoop;
+    // the crash loop first: it is why the views are missing or the lag grows
     const reason =
       database === "unavailable"
         ? "Database unavailable"
-        : !indexerReady
-          ? "Indexer not ready: its views are not published yet"
-          : lagging
-            ? lag?.reason
-            : undefined;
+        : restarts.crashLoop
+          ? restarts.reason
+          : !indexerReady
+            ? "Indexer not ready: its views are not published yet"
+            : lagging
+              ? lag?.reason
+              : undefined;
     const body = {
       ready,
       indexer: {
         viewsSchema,
-        ready: indexerReady && !lagging,
+        ready: indexerReady && !lagging && !restarts.crashLoop,
         ...(status === undefined ? {} : { status }),
         // Shown once there is something to compare: Ponder's first checkpoint.
         ...(lag === undefined || lag.indexedBlock === null ? {} : { lag }),
+        ...(restarts.total === 0 ? {} : { restarts }),
       },
       database,
       ...(reason === undefined ? {} : { reason }),
@@ -212,19 +220,27 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
   });
 }
 
-/** The indexer's lag for liveness answers: never throws (null when it cannot be measured). */
-export async function indexerLagForHealth(pool: pg.Pool, viewsSchema: string): Promise<{ lag: IndexerLagBody | null }> {
+/**
+ * The indexer's lag (null when it cannot be measured) and its restarts, for liveness answers:
+ * never throws.
+ */
+export async function indexerLagForHealth(
+  pool: pg.Pool,
+  viewsSchema: string,
+): Promise<{ lag: IndexerLagBody | null; restarts: IndexerRestartsBody }> {
+  const restarts = indexerRestarts();
   try {
-    if (!(await chainReady(pool, viewsSchema))) return { lag: null };
-    return { lag: await indexerLagProbe(pool, viewsSchema).measure() };
+    if (!(await chainReady(pool, viewsSchema))) return { lag: null, restarts };
+    return { lag: await indexerLagProbe(pool, viewsSchema).measure(), restarts };
   } catch {
-    return { lag: null };
+    return { lag: null, restarts };
   }
 }
 
 type IndexerLagBody = z.infer<typeof IndexerLagSchema>;
+type IndexerRestartsBody = z.infer<typeof IndexerRestartsSchema>;
 
-export const HealthIndexerSchema = z.object({ lag: IndexerLagSchema.nullable() });
+export const HealthIndexerSchema = z.object({ lag: IndexerLagSchema.nullable(), restarts: IndexerRestartsSchema });
 
 /** The body of `GET /health`, as the OpenAPI component `componentName`, with `service` in its example. */
 export function healthSchema(componentName: string, service: string) {
@@ -242,7 +258,10 @@ export function healthSchema(componentName: string, service: string) {
         service,
         started: "2026-01-01T00:00:00.000Z",
         uptime: 3600,
-        indexer: { lag: INDEXER_LAG_EXAMPLE },
+        indexer: {
+          lag: INDEXER_LAG_EXAMPLE,
+          restarts: { total: 0, recent: 0, windowSeconds: 900, lastCause: null, lastAt: null, crashLoop: false },
+        },
       },
     });
 }

@@ -18,7 +18,7 @@
  *   BENCH_HONEST_DATANETS=10        datanets
  *   BENCH_HONEST_TX_PER_BLOCK=200   transactions a block while generating
  *   BENCH_HONEST_CONCURRENCY=16     metadata requests in flight
- *   INDEXER_MAX_OLD_SPACE_MB=256    the indexer's heap (its default)
+ *   INDEXER_MAX_OLD_SPACE_MB=384    the indexer's heap (its default)
  *   BENCH_READ_SECONDS, BENCH_READ_ROUNDS, BENCH_READ_ROUTES, BENCH_READ_KEEP, BENCH_READ_PROFILE: as run.ts
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs `wrk` on PATH.
  */
