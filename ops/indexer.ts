@@ -14,12 +14,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { freePort } from "./net";
+import { PROJECT_ROOT } from "./project-root";
 import { ADDRESS_ENV, RPC_URL_ENV } from "./ponder-env";
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export { PROJECT_ROOT };
 export const DEFAULT_VIEWS_SCHEMA = "chain";
 /** Ponder's in-memory row cache for indexing (PONDER_CACHE_BYTES), unless the environment sets it. */
 export const DEFAULT_INDEXING_CACHE_BYTES = 64 * 1024 * 1024;
