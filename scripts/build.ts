@@ -3,7 +3,8 @@
  * `node dist/...` and nothing but the production dependencies.
  *
  *   1. tsc -p tsconfig.build.json: the entry points and everything they import, same layout
- *      under dist/ (dist/api/main.js, dist/scripts/*.js, ...).
+ *      under dist/ (dist/api/main.js, dist/scripts/*.js, ...). It only emits (noCheck): type
+ *      checking is `npm run typecheck`'s job, run by CI on the same sources.
  *   2. Relative import specifiers get their file: the sources import "./config" (resolved by
  *      tsx, vitest and Ponder's vite), which Node's ESM loader refuses without ".js".
  *   3. Files read at run time beside the code are copied (the off-chain migrations).

@@ -15,7 +15,22 @@ async function npmRun(script: string, args: string[]) {
   }
 }
 
-const COMMANDS = ["start", "api", "devnet", "idp:token", "eval:key", "eval:review", "moderate", "reindex", "reorgs"];
+const COMMANDS = [
+  "start",
+  "api",
+  "devnet",
+  "idp:token",
+  "eval:key",
+  "eval:review",
+  "moderate",
+  "reindex",
+  "reorgs",
+  "build",
+  "indexer",
+  "graphql",
+  "migrate",
+  "deploy:protocol",
+];
 
 // one at a time: each spawns npm, tsx and the command (heavy on two cores)
 describe("operator commands", { timeout: 120_000 }, () => {
