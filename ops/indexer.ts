@@ -79,6 +79,12 @@ export type StartIndexerOptions = {
    * and logs keyed by (chain id, block number) and would read the old chain's rows back.
    */
   clearSyncCache?: boolean;
+  /**
+   * Run Ponder in its own process group (default true: a terminal's Ctrl-C reaches only the
+   * launcher, which stops it in order). `npm run indexer` passes false, so that a process
+   * manager's signal to the group, or a SIGKILL of the service's cgroup, reaches Ponder too.
+   */
+  detached?: boolean;
 };
 
 export type Indexer = {
@@ -196,7 +202,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
     env,
     stdio: ["ignore", "pipe", "pipe"],
     // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops it with SIGINT in turn
-    detached: true,
+    detached: options.detached ?? true,
   });
   // never outlive this process (an orderly stop removes this first)
   const killOnExit = () => child.kill("SIGKILL");

@@ -56,7 +56,9 @@ function shellWord(value: string): string {
 }
 
 function exportLines(deployment: Deployment): string[] {
-  const startBlock = Math.min(...Object.values(deployment.contracts).map((contract) => contract.startBlock));
+  // one START_BLOCK for all: the block of the last contract deployed, where every one of them
+  // exists (the indexer's setup handlers read each contract at the start block)
+  const startBlock = Math.max(...Object.values(deployment.contracts).map((contract) => contract.startBlock));
   const entries: [string, string][] = [
     [RPC_URL_ENV, rpcUrl as string],
     ...Object.entries(ADDRESS_ENV).map(([name, envName]) => [envName, deployment.contracts[name as keyof Deployment["contracts"]].address] as [string, string]),

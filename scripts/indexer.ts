@@ -53,6 +53,7 @@ const indexer = await startIndexer({
   logLevel: ponderLevel[env.LOG_LEVEL],
   logFormat: logFormatFrom({ LOG_FORMAT: env.LOG_FORMAT }),
   onLog: (line) => process.stdout.write(`${line}\n`),
+  detached: false,
 });
 
 let stopping = false;
