@@ -243,6 +243,57 @@ const evalVariables = {
   EVAL_WORKER_POLL_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
 };
 
+/**
+ * The separate service commands (`npm run indexer`, `graphql`, `migrate`, `deploy:protocol`);
+ * the API itself reads none of these. Contract addresses and the RPC are read by chain/ and
+ * ops/ponder-env.ts, as for the API.
+ */
+const operatorVariables = {
+  /** Bind address of `npm run indexer` and `npm run graphql` (Ponder's HTTP server: GraphQL, /ready, /metrics). */
+  PONDER_HOST: z.string().min(1).default("127.0.0.1"),
+  PONDER_PORT: port.default(42069),
+  /** Key that sends `npm run deploy:protocol`'s transactions and becomes the protocol's admin. */
+  DEPLOYER_PRIVATE_KEY: z
+    .string()
+    .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
+    .transform((value) => value as `0x${string}`)
+    .optional(),
+  /** Receives the performance-pool part of every fee; default: the deployer. */
+  PERFORMANCE_POOL_ADDRESS: address.optional(),
+  /** Comma-separated accounts whose locks count as governance-locked; default: none. */
+  GOVERNANCE_ACCOUNTS: z
+    .string()
+    .transform((text, ctx) => {
+      const list = text.split(",").map((item) => item.trim()).filter(Boolean);
+      for (const item of list) {
+        if (!isAddress(item, { strict: false })) ctx.addIssue({ code: "custom", message: `${item} is not an address` });
+      }
+      return list.map((item) => getAddress(item));
+    })
+    .optional(),
+};
+
+const operatorSchema = z.object({
+  DATABASE_URL: serverVariables.DATABASE_URL,
+  PONDER_VIEWS_SCHEMA: serverVariables.PONDER_VIEWS_SCHEMA,
+  LOG_LEVEL: serverVariables.LOG_LEVEL,
+  LOG_FORMAT: serverVariables.LOG_FORMAT,
+  ...operatorVariables,
+});
+
+export type OperatorEnv = z.infer<typeof operatorSchema>;
+
+/** The settings of the service commands from `env`; throws one readable error listing every invalid variable. */
+export function parseOperatorEnv(env: RawEnv = process.env): OperatorEnv {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = operatorSchema.safeParse(defined);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  return parsed.data;
+}
+
 type Issue = { path: string; message: string };
 
 /** Rules that tie two variables together. */
@@ -273,7 +324,14 @@ const envSchema = z
 export type Env = z.infer<typeof envSchema>;
 
 /** Every variable the API reads (.env.example lists each; a test holds them together). */
-export const API_VARIABLES = Object.keys({ ...serverVariables, ...idpVariables, ...platformVariables, ...chatVariables, ...evalVariables });
+export const API_VARIABLES = Object.keys({
+  ...serverVariables,
+  ...idpVariables,
+  ...platformVariables,
+  ...chatVariables,
+  ...evalVariables,
+  ...operatorVariables,
+});
 
 const parsedEnvs = new WeakMap<object, Env>();
 

@@ -14,12 +14,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { freePort } from "./net";
+import { PROJECT_ROOT } from "./project-root";
 import { ADDRESS_ENV, RPC_URL_ENV } from "./ponder-env";
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export { PROJECT_ROOT };
 export const DEFAULT_VIEWS_SCHEMA = "chain";
 /** Ponder's in-memory row cache for indexing (PONDER_CACHE_BYTES), unless the environment sets it. */
 export const DEFAULT_INDEXING_CACHE_BYTES = 64 * 1024 * 1024;
@@ -81,6 +81,12 @@ export type StartIndexerOptions = {
    * and logs keyed by (chain id, block number) and would read the old chain's rows back.
    */
   clearSyncCache?: boolean;
+  /**
+   * Run Ponder in its own process group (default true: a terminal's Ctrl-C reaches only the
+   * launcher, which stops it in order). `npm run indexer` passes false, so that a process
+   * manager's signal to the group, or a SIGKILL of the service's cgroup, reaches Ponder too.
+   */
+  detached?: boolean;
 };
 
 export type Indexer = {
@@ -198,7 +204,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
     env,
     stdio: ["ignore", "pipe", "pipe"],
     // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops it with SIGINT in turn
-    detached: true,
+    detached: options.detached ?? true,
   });
   // never outlive this process (an orderly stop removes this first)
   const killOnExit = () => child.kill("SIGKILL");

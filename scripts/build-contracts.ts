@@ -2,7 +2,7 @@
  * Compiles contracts/ with solc-js and writes the committed artifacts:
  *   abis/<Contract>Abi.ts          typed `as const` ABI per deployable contract
  *   abis/index.ts                  re-exports
- *   devnet/bytecode.generated.ts   creation bytecode for the local deployment
+ *   chain/bytecode.generated.ts   creation bytecode for `npm run deploy:protocol` and the devnet
  * `--check` compiles and fails when the committed files differ (used by the tests).
  */
 import { readFileSync, writeFileSync, readdirSync, existsSync } from "node:fs";
@@ -71,7 +71,7 @@ export function renderArtifacts({ artifacts, compilerVersion }: ReturnType<typeo
   const bytecode = Object.entries(artifacts)
     .map(([name, { bytecode }]) => `  ${name}: "${bytecode}",`)
     .join("\n");
-  files["devnet/bytecode.generated.ts"] =
+  files["chain/bytecode.generated.ts"] =
     `${HEADER}// solc ${compilerVersion}, optimizer 200 runs, evm cancun\nexport const bytecode = {\n${bytecode}\n} as const;\n`;
   return files;
 }

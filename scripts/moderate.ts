@@ -18,7 +18,7 @@ import { createDb } from "../api/db/client";
 import { runMigrations } from "../api/db/migrate";
 import { loadPlatformConfig } from "../api/platform/config";
 import { banPod, listUncheckedPods, ModerationError } from "../api/platform/services/moderation";
-import { roleAccount } from "../devnet/accounts";
+import { roleAccount } from "../chain/local-accounts";
 import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
 import { exitWithUsage, parseCommandLine } from "../ops/cli";
 

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { isHex, type Hex } from "viem";
 import { DEFAULT_EXPLORER_URL, DEFAULT_OEMBED_URL, DEFAULT_X_API_URL, definedEnv, parseEnv, type RawEnv } from "../env";
 import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
 import { localRoleKey } from "../../chain/local-accounts";
+import { PROJECT_ROOT } from "../../ops/project-root";
 
-/** The repository root (api/chat/ is two levels down). */
-export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The repository root (also when running from the build in dist/). */
+export const REPO_ROOT = PROJECT_ROOT;
 
 export { DEFAULT_EXPLORER_URL, DEFAULT_OEMBED_URL, DEFAULT_X_API_URL };
 

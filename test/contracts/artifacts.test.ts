@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as abis from "../../abis";
-import { bytecode } from "../../devnet/bytecode.generated";
+import { bytecode } from "../../chain/bytecode.generated";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -52,7 +52,7 @@ describe("committed contract artifacts", () => {
     }
   });
 
-  it("the committed ABIs, abis/index.ts and devnet/bytecode.generated.ts are byte-identical to a fresh build of the Solidity sources", () => {
+  it("the committed ABIs, abis/index.ts and chain/bytecode.generated.ts are byte-identical to a fresh build of the Solidity sources", () => {
     const stale: string[] = [];
     for (const [rel, content] of Object.entries(rendered)) {
       const file = path.join(root, rel);
