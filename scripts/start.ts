@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
+import { assertProductionSafe } from "../api/env";
 import { startApiServer, type ApiServer } from "../api/server";
 import { createChainClient } from "../chain/client";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
@@ -156,6 +157,8 @@ async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: 
 }
 
 async function main() {
+  // before anything is started or generated: the launcher gives the API its own indexer's URL
+  assertProductionSafe(process.env, ["PONDER_URL"]);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
   lock = await LauncherLock.acquire(DATA_DIR, (role, pid) => say(`stopped a ${role} (pid ${pid}) left running by an earlier start`));
   const database: DatabaseHandle = await resolveDatabase({ dataDir: path.join(DATA_DIR, "postgres") });
