@@ -17,6 +17,7 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { freePort } from "./net";
+import { RotatingLogFile } from "./rotating-log";
 import { ADDRESS_ENV, RPC_URL_ENV } from "./ponder-env";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -60,8 +61,10 @@ export type StartIndexerOptions = {
   logFormat?: "pretty" | "json";
   /** Receives each output line (also written to `logFile` if given; to stderr with a prefix when neither is given). */
   onLog?: (line: string) => void;
-  /** Appends the indexer's output to this file. */
+  /** Appends the indexer's output to this file, renamed to `<file>.1` once it reaches `logFileMaxBytes`. */
   logFile?: string;
+  /** Cap of `logFile` (default 10 MiB; see ops/rotating-log.ts). */
+  logFileMaxBytes?: number;
   /** Prefix for lines written to stderr (default "[indexer] "). */
   logPrefix?: string;
   /**
@@ -202,7 +205,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
 
-  const logStream = options.logFile ? fs.createWriteStream(options.logFile, { flags: "a" }) : undefined;
+  const logStream = options.logFile ? new RotatingLogFile(options.logFile, options.logFileMaxBytes) : undefined;
   const prefix = options.logPrefix ?? "[indexer] ";
   const log = (line: string) => {
     if (logStream) logStream.write(line + "\n");
@@ -226,7 +229,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("exit", (code, signal) => {
       process.removeListener("exit", killOnExit);
-      logStream?.end();
+      logStream?.close();
       resolve({ code, signal });
     });
   });
