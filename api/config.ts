@@ -1,5 +1,5 @@
 import { logFormatFrom } from "../ops/logger";
-import { parseEnv, type CorsOrigins, type LogFormat, type LogLevel, type RawEnv } from "./env";
+import { assertProductionSafe, parseEnv, type CorsOrigins, type LogFormat, type LogLevel, type RawEnv } from "./env";
 
 export type { LogFormat, LogLevel };
 
@@ -20,9 +20,13 @@ export interface ApiConfig {
   metricsToken: string | undefined;
 }
 
-/** The process-wide settings of the API (see api/env.ts); throws one readable error listing every invalid variable. */
+/**
+ * The process-wide settings of the API (see api/env.ts); throws one readable error listing every
+ * invalid variable, or, in production mode, every local default left in place.
+ */
 export function loadConfig(env: RawEnv = process.env): ApiConfig {
   const e = parseEnv(env);
+  assertProductionSafe(env);
   return {
     databaseUrl: e.DATABASE_URL,
     host: e.HOST,

@@ -4,6 +4,7 @@
  * api/platform/config.ts, api/chat/config.ts, api/eval/config.ts, the idp cookie) derive from it.
  * Empty strings count as unset, as they do in most .env tooling.
  */
+import fs from "node:fs";
 import { getAddress, isAddress, isHex } from "viem";
 import { z } from "zod";
 
@@ -93,6 +94,7 @@ const serverVariables = {
   PLATFORM_PORT: port.default(3000),
   CHAT_PORT: port.default(3001),
   EVAL_PORT: port.default(3002),
+  /** The indexer's HTTP address (its /status for /ready); required in production mode. */
   PONDER_URL: z.url().default("http://127.0.0.1:42069"),
   PONDER_VIEWS_SCHEMA: z
     .string()
@@ -294,6 +296,35 @@ export function parseOperatorEnv(env: RawEnv = process.env): OperatorEnv {
   return parsed.data;
 }
 
+/**
+ * Secrets (and the database URL, which carries a password) that may instead come from a file
+ * named by `NAME_FILE` (a container or systemd secret), so that replicas share one value.
+ */
+export const FILE_VARIABLES = [
+  "DATABASE_URL",
+  "METRICS_TOKEN",
+  "IDP_PUBLIC_KEY",
+  "STATS_API_KEYS",
+  "MODERATOR_PRIVATE_KEY",
+  "CHAT_SERVER_PRIVATE_KEY",
+  "CHAT_X_BEARER_TOKEN",
+  "CHAT_LLM_API_KEY",
+  "EVAL_URL_SIGNING_SECRET",
+  "S3_ACCESS_KEY_ID",
+  "S3_SECRET_ACCESS_KEY",
+  "EVAL_JUDGE_API_KEY",
+] as const;
+
+const fileVariables = Object.fromEntries(FILE_VARIABLES.map((name) => [`${name}_FILE`, z.string().optional()])) as {
+  [K in `${(typeof FILE_VARIABLES)[number]}_FILE`]: z.ZodOptional<z.ZodString>;
+};
+
+/** Production mode: NODE_ENV=production, or a chain that is not on this machine (not the local devnet). */
+const modeVariables = {
+  /** The chain's RPC URL(s): read here only to tell the local devnet from a real chain. */
+  PONDER_RPC_URL_8453: z.string().optional(),
+};
+
 type Issue = { path: string; message: string };
 
 /** Rules that tie two variables together. */
@@ -315,8 +346,18 @@ function crossChecks(e: z.infer<z.ZodObject<typeof chatVariables & typeof evalVa
   return issues;
 }
 
+const allVariables = {
+  ...serverVariables,
+  ...idpVariables,
+  ...platformVariables,
+  ...chatVariables,
+  ...evalVariables,
+  ...fileVariables,
+  ...modeVariables,
+};
+
 const envSchema = z
-  .object({ ...serverVariables, ...idpVariables, ...platformVariables, ...chatVariables, ...evalVariables })
+  .object(allVariables)
   .superRefine((env, ctx) => {
     for (const { path, message } of crossChecks(env)) ctx.addIssue({ code: "custom", path: [path], message });
   });
@@ -324,16 +365,31 @@ const envSchema = z
 export type Env = z.infer<typeof envSchema>;
 
 /** Every variable the API reads (.env.example lists each; a test holds them together). */
-export const API_VARIABLES = Object.keys({
-  ...serverVariables,
-  ...idpVariables,
-  ...platformVariables,
-  ...chatVariables,
-  ...evalVariables,
-  ...operatorVariables,
-});
+export const API_VARIABLES = Object.keys({ ...allVariables, ...operatorVariables });
 
 const parsedEnvs = new WeakMap<object, Env>();
+
+/** `NAME_FILE` read into `NAME` (trailing newline dropped); both set, or an unreadable file, is a problem. */
+function readSecretFiles(defined: Record<string, string>): { values: Record<string, string>; problems: string[] } {
+  const values = { ...defined };
+  const problems: string[] = [];
+  for (const name of FILE_VARIABLES) {
+    const file = defined[`${name}_FILE`];
+    if (file === undefined) continue;
+    if (defined[name] !== undefined) {
+      problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    try {
+      const value = fs.readFileSync(file, "utf8").replace(/\r?\n$/, "");
+      if (value === "") problems.push(`${name}_FILE: ${file} is empty`);
+      else values[name] = value;
+    } catch (error) {
+      problems.push(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+  return { values, problems };
+}
 
 /**
  * The API's settings from `env` (default: process.env), parsed once per object. Throws one readable
@@ -342,14 +398,72 @@ const parsedEnvs = new WeakMap<object, Env>();
 export function parseEnv(env: RawEnv = process.env): Env {
   const cached = parsedEnvs.get(env);
   if (cached) return cached;
-  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = envSchema.safeParse(defined);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
-  }
+  const defined = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
+  const { values, problems } = readSecretFiles(defined);
+  const parsed = envSchema.safeParse(values);
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  if (problems.length > 0 || !parsed.success) throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   parsedEnvs.set(env, parsed.data);
   return parsed.data;
+}
+
+function isLoopbackName(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || bare.startsWith("127.") || bare.endsWith(".localhost") || bare === "::ffff:127.0.0.1";
+}
+
+/** Why the process runs in production mode, or undefined on a local setup (the devnet's zero-configuration start). */
+export function productionReason(env: RawEnv = process.env): string | undefined {
+  const e = parseEnv(env);
+  if (e.NODE_ENV === "production") return "NODE_ENV=production";
+  const rpc = e.PONDER_RPC_URL_8453?.split(",").map((url) => url.trim()).find(Boolean);
+  if (rpc === undefined) return undefined;
+  let host: string;
+  try {
+    host = new URL(rpc).hostname;
+  } catch {
+    return "PONDER_RPC_URL_8453 is not a local devnet";
+  }
+  return isLoopbackName(host) ? undefined : "PONDER_RPC_URL_8453 is not a local devnet";
+}
+
+/**
+ * Every setting production mode needs that `env` leaves to a local default, each with what the
+ * default would do; empty outside production mode. `provided` names variables the caller sets
+ * itself (the launcher gives the API its own indexer's URL).
+ */
+export function productionProblems(env: RawEnv = process.env, provided: readonly string[] = []): string[] {
+  if (productionReason(env) === undefined) return [];
+  const e = parseEnv(env);
+  const set = (name: string) => provided.includes(name) || (env[name] ?? "") !== "" || (env[`${name}_FILE`] ?? "") !== "";
+  const problems: string[] = [];
+  if (!set("DATABASE_URL")) problems.push("DATABASE_URL (else an embedded PostgreSQL keeps the data in .data/postgres)");
+  if (!set("PONDER_URL")) problems.push("PONDER_URL (else whatever indexer answers on the default http://127.0.0.1:42069 is read)");
+  if (!e.IDP_JWKS_URL && !e.IDP_PUBLIC_KEY) {
+    problems.push(`IDP_JWKS_URL or IDP_PUBLIC_KEY (else cookies signed by a key generated into ${e.IDP_LOCAL_KEY_FILE} are trusted)`);
+  }
+  if (!e.STATS_API_KEYS) problems.push(`STATS_API_KEYS or STATS_API_KEYS_FILE (else a key is generated into ${e.STATS_API_KEY_FILE}, one per machine)`);
+  if (e.EVAL_STORAGE === "local") {
+    if (!e.EVAL_URL_SIGNING_SECRET) {
+      problems.push(`EVAL_URL_SIGNING_SECRET or EVAL_URL_SIGNING_SECRET_FILE (else a secret is generated into ${e.EVAL_STORAGE_DIR}, one per machine)`);
+    }
+    if (!e.EVAL_PUBLIC_URL) problems.push("EVAL_PUBLIC_URL (else upload URLs are signed for whatever Host a request names)");
+  }
+  if (!e.METRICS_TOKEN && !isLoopbackName(e.HOST)) {
+    problems.push(`METRICS_TOKEN or METRICS_TOKEN_FILE (HOST=${e.HOST} is not a loopback address)`);
+  }
+  return problems;
+}
+
+/** Throws one error naming every missing production setting (see productionProblems). */
+export function assertProductionSafe(env: RawEnv = process.env, provided: readonly string[] = []): void {
+  const problems = productionProblems(env, provided);
+  if (problems.length === 0) return;
+  throw new Error(
+    `Production mode (${productionReason(env)}) refuses local defaults; set: ${problems.join("; ")}. See docs/operations.md.`,
+  );
 }
 
 /** Only the variables that are set (not empty): what chain/ reads for the RPC and contract addresses. */

@@ -10,7 +10,14 @@ parseCommandLine({
   options: {},
 });
 
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  // one line naming every problem, not a stack trace
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
 const logger = createLogger(config.logLevel, { format: config.logFormat });
 const server = await startApiServer(config, { logger });
 logger.info({ urls: server.urls }, "API listening");

@@ -816,6 +816,7 @@ export interface components {
                 ready: boolean;
                 /** @description Ponder's /status, when reachable */
                 status?: unknown;
+                progress?: components["schemas"]["IndexerProgress"];
                 lag?: components["schemas"]["IndexerLag"];
                 restarts?: components["schemas"]["IndexerRestarts"];
             };
@@ -823,6 +824,31 @@ export interface components {
             database: "ok" | "unavailable";
             /** @description Why the service is not ready (absent when ready) */
             reason?: string;
+        };
+        /**
+         * @description While not ready and Ponder answers: how far the backfill is and when it should be done
+         * @example {
+         *       "indexedBlock": 1100000,
+         *       "targetBlock": 1204514,
+         *       "blocksBehind": 104514,
+         *       "blocksPerSecond": 850.5,
+         *       "eventsPerSecond": 120.2,
+         *       "etaSeconds": 123,
+         *       "eventsIndexed": 48210,
+         *       "rpcErrors": 0,
+         *       "realtime": false
+         *     }
+         */
+        IndexerProgress: {
+            indexedBlock: number | null;
+            targetBlock: number | null;
+            blocksBehind: number | null;
+            blocksPerSecond: number | null;
+            eventsPerSecond: number | null;
+            etaSeconds: number | null;
+            eventsIndexed: number;
+            rpcErrors: number;
+            realtime: boolean;
         };
         /**
          * @description The indexed head (Ponder's checkpoint in the views schema) against the chain head; bounds from INDEXER_MAX_LAG_BLOCKS / INDEXER_MAX_LAG_SECONDS

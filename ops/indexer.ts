@@ -17,6 +17,7 @@ import readline from "node:readline";
 import pg from "pg";
 import { freePort } from "./net";
 import { PROJECT_ROOT } from "./project-root";
+import { RotatingLogFile } from "./rotating-log";
 import { ADDRESS_ENV, RPC_URL_ENV } from "./ponder-env";
 
 export { PROJECT_ROOT };
@@ -62,8 +63,10 @@ export type StartIndexerOptions = {
   logFormat?: "pretty" | "json";
   /** Receives each output line (also written to `logFile` if given; to stderr with a prefix when neither is given). */
   onLog?: (line: string) => void;
-  /** Appends the indexer's output to this file. */
+  /** Appends the indexer's output to this file, renamed to `<file>.1` once it reaches `logFileMaxBytes`. */
   logFile?: string;
+  /** Cap of `logFile` (default 10 MiB; see ops/rotating-log.ts). */
+  logFileMaxBytes?: number;
   /** Prefix for lines written to stderr (default "[indexer] "). */
   logPrefix?: string;
   /**
@@ -210,7 +213,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
 
-  const logStream = options.logFile ? fs.createWriteStream(options.logFile, { flags: "a" }) : undefined;
+  const logStream = options.logFile ? new RotatingLogFile(options.logFile, options.logFileMaxBytes) : undefined;
   const prefix = options.logPrefix ?? "[indexer] ";
   const log = (line: string) => {
     if (logStream) logStream.write(line + "\n");
@@ -234,7 +237,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("exit", (code, signal) => {
       process.removeListener("exit", killOnExit);
-      logStream?.end();
+      logStream?.close();
       resolve({ code, signal });
     });
   });

@@ -3,7 +3,8 @@
  *   - PostgreSQL: DATABASE_URL, else an embedded server with its data in .data/postgres.
  *   - Chain: PONDER_RPC_URL_8453 (+ contract addresses, see README), else a local devnet:
  *     anvil claiming chain id 8453, persisted in .data/devnet, deployed and seeded on first run.
- *   - Off-chain migrations, the Ponder indexer (GraphQL), then the three API surfaces.
+ *   - The Ponder indexer (GraphQL) and, at once, the off-chain migrations and the three API surfaces,
+ *     which answer chain routes with 503 until the backfill is done (its progress is logged).
  * Children run in their own process groups, so a terminal's Ctrl-C reaches only this launcher,
  * which stops them in order (API, indexer with SIGINT so its schema is released, anvil, then
  * PostgreSQL). A launcher that was killed leaves them running: the next start stops them first.
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
 import { describeCrashCause, recordIndexerCrash } from "../api/http/indexer-restarts";
+import { assertProductionSafe, parseOperatorEnv } from "../api/env";
 import { startApiServer, type ApiServer } from "../api/server";
 import { createChainClient } from "../chain/client";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
@@ -23,7 +25,8 @@ import { deployProtocol } from "../devnet/deploy";
 import { seedDemo, type SeedSummary } from "../devnet/seed";
 import { parseCommandLine } from "../ops/cli";
 import { indexerSchemaName } from "../ops/deployment-schema";
-import { DEFAULT_VIEWS_SCHEMA, indexerStatus, PROJECT_ROOT, type Indexer } from "../ops/indexer";
+import { PROJECT_ROOT, type Indexer } from "../ops/indexer";
+import { createProgressTracker, describeProgress, samplePonder } from "../ops/indexer-progress";
 import { RECOVERY_COMMAND, superviseIndexer, type SupervisorEvent } from "../ops/indexer-supervisor";
 import { LauncherLock } from "../ops/leftovers";
 import { createLogger, logFormatFrom } from "../ops/logger";
@@ -101,6 +104,7 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?
   return { chain, fresh: true, seed: summary };
 }
 
+let demoMetadataStarted = false;
 let onIndexerRestart: ((pid: number | undefined) => void) | undefined;
 let supervisedIndexer: { current: Indexer } | undefined;
 
@@ -109,7 +113,7 @@ function reportIndexerEvent(event: SupervisorEvent, schema: string): void {
     // the API runs in this process: its /ready, /health and /metrics show the restarts
     const restarts = recordIndexerCrash(event.cause);
     logger.error(
-      `indexer crashed: ${describeCrashCause(event.cause)} (exit ${event.code ?? event.signal}${event.line ? `: ${event.line.trim().slice(0, 200)}` : ""}); restart ${event.restarts}${restarts.crashLoop ? `, a crash loop (${restarts.recent} in ${restarts.windowSeconds / 60} min)` : ""}, next in ${event.restartInMs} ms (log: .data/indexer.log)`,
+      `indexer crashed: ${describeCrashCause(event.cause)} (exit ${event.code ?? event.signal}${event.line ? `: ${event.line.trim().slice(0, 200)}` : ""}); restart ${event.restarts}${restarts.crashLoop ? `, a crash loop (${restarts.recent} in ${restarts.windowSeconds / 60} min)` : ""}, next in ${event.restartInMs} ms (${indexerLogWhere})`,
     );
   } else if (event.kind === "restarted") {
     logger.warn(`indexer restarted (attempt ${event.attempt})`);
@@ -123,28 +127,66 @@ function reportIndexerEvent(event: SupervisorEvent, schema: string): void {
   }
 }
 
-/** Waits until the indexer (whichever the supervisor runs now) has backfilled, printing progress. */
-async function reportBackfill(indexer: () => Indexer, head: () => Promise<bigint>): Promise<void> {
-  const deadline = Date.now() + 15 * 60_000;
+const BACKFILL_REPORT_MS = 10_000;
+const SAMPLE_MS = 1_000;
+const LIVE_SAMPLE_MS = 5_000;
+const UNREACHABLE_REPORT_MS = 30_000;
+
+/**
+ * Follows the indexer (whichever the supervisor runs now) for as long as the launcher runs: its
+ * backfill progress (blocks/s, events/s, ETA) every few seconds, its failed RPC requests as they
+ * happen, and the moment it is ready, which `onReady` is told of. Nothing here stops anything:
+ * a long backfill is only reported.
+ */
+async function followIndexer(indexer: () => Indexer, head: () => Promise<bigint>, onReady: () => void): Promise<void> {
+  const tracker = createProgressTracker();
+  const started = Date.now();
+  let ready = false;
   let lastReport = 0;
-  while (Date.now() < deadline) {
+  let rpcErrors = 0;
+  let unreachableSince: number | undefined;
+  let lastUnreachableReport = 0;
+  while (!stopping) {
+    const url = indexer().url;
     try {
-      const status = await indexerStatus(indexer().url);
-      if (status.ready) return;
-      const block = Object.values(status.chains)[0]?.block.number;
-      if (Date.now() - lastReport >= 2_000 && block !== undefined) {
-        say(`indexer: backfill at block ${block} of ${await head()}`);
+      const [sample, readyNow, chainHead] = await Promise.all([
+        samplePonder(url),
+        fetch(`${url}/ready`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200),
+        head().then(Number, () => null),
+      ]);
+      unreachableSince = undefined;
+      const progress = tracker.update(sample, chainHead);
+      // a restarted indexer counts from zero again
+      if (sample.rpcErrors < rpcErrors) rpcErrors = 0;
+      if (sample.rpcErrors > rpcErrors) {
+        logger.warn(
+          { rpcErrors: sample.rpcErrors },
+          `indexer: ${sample.rpcErrors - rpcErrors} RPC request(s) failed (${sample.rpcErrors} since it started; ${indexerLogWhere})`,
+        );
+        rpcErrors = sample.rpcErrors;
+      }
+      if (readyNow && !ready) {
+        ready = true;
+        logger.info({ progress }, `indexer: backfill done in ${Math.round((Date.now() - started) / 1000)} s, at block ${progress.indexedBlock}`);
+        onReady();
+      } else if (!readyNow && ready) {
+        ready = false;
+        logger.warn("indexer: not ready (restarted); the API answers chain routes with 503 until it is");
+      }
+      if (!ready && Date.now() - lastReport >= BACKFILL_REPORT_MS) {
+        logger.info({ progress }, `indexer: backfill at ${describeProgress(progress)}`);
         lastReport = Date.now();
       }
     } catch {
-      if (Date.now() - lastReport >= 2_000) {
-        say("indexer: starting…");
-        lastReport = Date.now();
+      unreachableSince ??= Date.now();
+      if (Date.now() - lastUnreachableReport >= UNREACHABLE_REPORT_MS) {
+        const seconds = Math.round((Date.now() - unreachableSince) / 1000);
+        say(seconds === 0 ? "indexer: starting…" : `indexer: not answering for ${seconds} s (${indexerLogWhere})`);
+        lastUnreachableReport = Date.now();
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, ready ? LIVE_SAMPLE_MS : SAMPLE_MS));
   }
-  throw new Error("the indexer did not finish its backfill within 15 minutes (log: .data/indexer.log)");
 }
 
 /** Gives the seeded datanets and pods their off-chain metadata through the API (skips what has it); never fails the start. */
@@ -160,7 +202,34 @@ async function addDemoMetadata(platformUrl: string, seed: SeedSummary, indexer: 
   }
 }
 
+/**
+ * The indexer's own lines: with JSON logs, each goes to stdout as a JSON line of its own (marked
+ * `service: "indexer"`); in a terminal they go to a bounded file and its warnings and errors are
+ * repeated here, so an RPC failure is seen where the launcher's lines are.
+ */
+const INDEXER_LOG_FILE = path.join(DATA_DIR, "indexer.log");
+const indexerLogWhere = logFormat === "json" ? "its lines are marked service=indexer" : "log: .data/indexer.log";
+
+function forwardIndexerLine(line: string): void {
+  if (logFormat === "json") {
+    let entry: Record<string, unknown> | undefined;
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) entry = parsed as Record<string, unknown>;
+    } catch {
+      entry = undefined;
+    }
+    if (entry) process.stdout.write(`${JSON.stringify({ ...entry, service: "indexer" })}\n`);
+    else logger.info({ service: "indexer" }, line);
+    return;
+  }
+  const level = /\b(ERROR|FATAL)\b/.test(line) ? "error" : /\bWARN\b/.test(line) ? "warn" : undefined;
+  if (level) logger[level](`indexer: ${line.replace(/^\S+\s+(ERROR|FATAL|WARN)\s+/, "").trim()}`);
+}
+
 async function main() {
+  // before anything is started or generated: the launcher gives the API its own indexer's URL
+  assertProductionSafe(process.env, ["PONDER_URL"]);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
   lock = await LauncherLock.acquire(DATA_DIR, (role, pid) => say(`stopped a ${role} (pid ${pid}) left running by an earlier start`));
   const database: DatabaseHandle = await resolveDatabase({ dataDir: path.join(DATA_DIR, "postgres") });
@@ -175,14 +244,19 @@ async function main() {
 
   // the contracts as the indexer child resolves them: with a devnet it reads only the deployments file
   const schema = indexerSchemaName(resolveContracts(chain ? {} : process.env, readDeployment()), PROJECT_ROOT);
+  const operatorEnv = parseOperatorEnv();
   const supervised = await superviseIndexer({
     databaseUrl: database.url,
     schema,
-    viewsSchema: process.env.PONDER_VIEWS_SCHEMA || DEFAULT_VIEWS_SCHEMA,
+    viewsSchema: operatorEnv.PONDER_VIEWS_SCHEMA,
     rpcUrl: chain?.rpcUrl,
     deploymentsFile: chain ? deploymentsFile() : undefined,
-    port: Number(process.env.PONDER_PORT ?? 42069),
-    logFile: path.join(DATA_DIR, "indexer.log"),
+    port: operatorEnv.PONDER_PORT,
+    // GraphQL's bind address: 0.0.0.0 (or ::) to serve it to other machines
+    hostname: operatorEnv.PONDER_HOST,
+    logFormat,
+    ...(logFormat === "json" ? {} : { logFile: INDEXER_LOG_FILE }),
+    onLog: forwardIndexerLine,
     // a new local chain reuses block numbers of the old one: drop Ponder's raw-data cache
     clearSyncCache: fresh,
     reindexOnDeepReorg: chain !== undefined,
@@ -193,14 +267,18 @@ async function main() {
   lock.track("indexer", indexer().process.pid);
   onIndexerRestart = (pid) => lock?.track("indexer", pid);
   supervisedIndexer = supervised;
-  say(`indexer: schema ${schema}, log in .data/indexer.log`);
-  await reportBackfill(indexer, head);
-  say("indexer: backfill done");
+  say(`indexer: schema ${schema} (${indexerLogWhere})`);
 
+  // the API serves at once: /health answers, /ready and the chain routes say 503 until the indexer is ready
   const config = loadConfig({ ...process.env, DATABASE_URL: database.url, PONDER_URL: supervised.url });
   const api: ApiServer = await startApiServer(config, { logger });
   stack.push({ name: "api", stop: () => api.close() });
-  if (seed) await addDemoMetadata(api.urls.platform, seed, indexer, head);
+  void followIndexer(indexer, head, () => {
+    if (seed && !demoMetadataStarted) {
+      demoMetadataStarted = true;
+      void addDemoMetadata(api.urls.platform, seed, indexer, head);
+    }
+  });
 
   const urls = {
     ...(chain ? { chain: chain.rpcUrl } : {}),
@@ -210,7 +288,7 @@ async function main() {
     eval: `${api.urls.eval}/api/v1`,
   };
   if (logFormat === "json") {
-    logger.info({ urls }, "Data market is running");
+    logger.info({ urls }, "Data market is running (chain routes answer 503 until the indexer is ready: see /ready)");
     return;
   }
   console.log(
@@ -222,7 +300,7 @@ async function main() {
       `  Platform API            ${urls.platform}   (docs: ${api.urls.platform}/docs)`,
       `  Chat server             ${urls.chat}   (docs: ${api.urls.chat}/docs)`,
       `  Evaluation API          ${urls.eval}   (docs: ${api.urls.eval}/docs)`,
-      `  try: curl ${urls.platform}/stats`,
+      `  try: curl ${urls.platform}/stats   (503 until the indexer's backfill is done: see ${api.urls.platform}/ready)`,
       "Ctrl-C stops everything.",
     ].join("\n"),
   );

@@ -32,7 +32,9 @@ export const notFound = (message = "Not found") => new HttpError(404, message);
 export const conflict = (message = "Conflict") => new HttpError(409, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = "Too many requests") =>
   new HttpError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-export const serviceUnavailable = (message = "Service unavailable") => new HttpError(503, message);
+/** 503; with `retryAfterSeconds`, a `Retry-After` telling the client when to come back. */
+export const serviceUnavailable = (message = "Service unavailable", retryAfterSeconds?: number) =>
+  new HttpError(503, message, retryAfterSeconds === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
 // Thrown by Hono's validator when a JSON body does not parse.
 const HONO_MALFORMED_JSON = "Malformed JSON in request body";

@@ -18,6 +18,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type pg from "pg";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { IndexerProgress } from "../../ops/indexer-progress";
 import type { Bulkhead } from "../lib/bulkhead";
 import { secretsEqual } from "../lib/crypto";
 import { bearerToken } from "./auth/bearer";
@@ -370,6 +371,30 @@ for (const cause of ["out-of-memory", "rpc", "database", "other"]) indexerRestar
 export function countIndexerRestart(cause: string): void {
   indexerRestarts.inc({ cause });
 }
+
+let indexerProgress: (() => Promise<IndexerProgress | undefined>) | undefined;
+
+/** The indexer's progress as /ready derives it from Ponder's /metrics and /status (ops/indexer-progress.ts). */
+export function observeIndexerProgress(measure: () => Promise<IndexerProgress | undefined>): void {
+  indexerProgress = sharedMeasurement(() => measured(measure));
+}
+
+const progressGauge = (name: string, help: string, read: (progress: IndexerProgress) => number | null) =>
+  new Gauge({
+    name: `${PREFIX}indexer_${name}`,
+    help,
+    registers: [metricsRegistry],
+    async collect() {
+      const progress = await indexerProgress?.();
+      report(this, progress === undefined ? undefined : read(progress));
+    },
+  });
+
+progressGauge("blocks_per_second", "Blocks the indexer indexed per second over the last minute (from Ponder's /status); absent while unknown", (p) => p.blocksPerSecond);
+progressGauge("events_per_second", "Events the indexer indexed per second over the last minute (Ponder's ponder_indexing_completed_events); absent while unknown", (p) => p.eventsPerSecond);
+progressGauge("eta_seconds", "Seconds until the indexer reaches the chain head at its current rate (0 once there); absent while unknown", (p) => p.etaSeconds);
+progressGauge("rpc_errors", "Failed RPC requests of the running indexer since it started (Ponder's ponder_rpc_request_error_total, summed); resets when it restarts", (p) => p.rpcErrors);
+progressGauge("realtime", "1 once the indexer's backfill is done and it follows the chain head (Ponder's ponder_sync_is_realtime), else 0", (p) => (p.realtime ? 1 : 0));
 
 export interface SettlementQueue {
   /** PENDING evaluations whose settlement window has closed. */

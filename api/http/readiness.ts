@@ -4,12 +4,15 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
+import { createProgressTracker, describeProgress, samplePonder, type IndexerProgress } from "../../ops/indexer-progress";
 import { indexerRestarts, IndexerRestartsSchema } from "./indexer-restarts";
-import { observeIndexerLag, observePool } from "./metrics";
+import { observeIndexerLag, observeIndexerProgress, observePool } from "./metrics";
 import { jsonContent } from "./openapi";
 import type { AppEnv } from "./types";
 
 const READY_CACHE_MS = 5_000;
+/** What a chain route's 503 tells the client to wait before it asks again while the indexer is not ready. */
+export const INDEXER_RETRY_AFTER_SECONDS = 10;
 const PONDER_STATUS_TIMEOUT_MS = 1_000;
 
 interface ReadinessCheck {
@@ -55,7 +58,7 @@ export async function chainReady(pool: pg.Pool, viewsSchema: string): Promise<bo
   }
 }
 
-/** Answers 503 `{"error":"Indexer not ready"}` on routes that read chain state before Ponder's views exist. */
+/** Answers 503 `{"error":"Indexer not ready"}` with `Retry-After` on routes that read chain state before Ponder's views exist. */
 export async function assertChainReady(pool: pg.Pool, viewsSchema: string, logger?: Logger): Promise<void> {
   let ready: boolean;
   try {
@@ -64,7 +67,7 @@ export async function assertChainReady(pool: pg.Pool, viewsSchema: string, logge
     logger?.warn({ err: error }, "readiness check failed: database unavailable");
     throw serviceUnavailable("Database unavailable");
   }
-  if (!ready) throw serviceUnavailable("Indexer not ready");
+  if (!ready) throw serviceUnavailable("Indexer not ready", INDEXER_RETRY_AFTER_SECONDS);
 }
 
 /** `assertChainReady` as a middleware for a given pool (the surfaces use `chainReady` from http/middleware.ts). */
@@ -85,6 +88,60 @@ async function fetchPonderStatus(ponderUrl: string): Promise<unknown> {
     return undefined;
   }
 }
+
+const PROGRESS_CACHE_MS = 1_000;
+const progressProbes = new Map<string, () => Promise<IndexerProgress | undefined>>();
+
+/**
+ * The indexer's progress at `ponderUrl` (blocks/s, events/s, ETA), one tracker per URL for the
+ * process, sampled at most once a second by whoever asks (/ready, /metrics); undefined while
+ * Ponder does not answer.
+ */
+function indexerProgressProbe(ponderUrl: string, chainHead: () => Promise<number | null>): () => Promise<IndexerProgress | undefined> {
+  const existing = progressProbes.get(ponderUrl);
+  if (existing) return existing;
+  const tracker = createProgressTracker();
+  let cached: { at: number; progress: Promise<IndexerProgress | undefined> } | undefined;
+  const probe = () => {
+    if (cached && Date.now() - cached.at < PROGRESS_CACHE_MS) return cached.progress;
+    const progress = Promise.all([samplePonder(ponderUrl, PONDER_STATUS_TIMEOUT_MS), chainHead().catch(() => null)]).then(
+      ([sample, head]) => tracker.update(sample, head),
+      () => undefined,
+    );
+    cached = { at: Date.now(), progress };
+    return progress;
+  };
+  progressProbes.set(ponderUrl, probe);
+  return probe;
+}
+
+export const IndexerProgressSchema = z
+  .object({
+    indexedBlock: z.number().int().nullable(),
+    targetBlock: z.number().int().nullable(),
+    blocksBehind: z.number().int().nullable(),
+    blocksPerSecond: z.number().nullable(),
+    eventsPerSecond: z.number().nullable(),
+    etaSeconds: z.number().int().nullable(),
+    eventsIndexed: z.number().int(),
+    rpcErrors: z.number().int(),
+    realtime: z.boolean(),
+  })
+  .openapi("IndexerProgress", {
+    description:
+      "The indexer's progress from Ponder's /metrics and /status: rates over the last minute, the ETA to the chain head at that rate (null while unknown), its failed RPC requests since it started",
+    example: {
+      indexedBlock: 1_100_000,
+      targetBlock: 1_204_514,
+      blocksBehind: 104_514,
+      blocksPerSecond: 850.5,
+      eventsPerSecond: 120.2,
+      etaSeconds: 123,
+      eventsIndexed: 48_210,
+      rpcErrors: 0,
+      realtime: false,
+    },
+  });
 
 export const INDEXER_LAG_EXAMPLE = {
   indexedBlock: 1_204_512,
@@ -120,6 +177,7 @@ const ReadinessSchema = z
       viewsSchema: z.string(),
       ready: z.boolean(),
       status: z.unknown().optional().openapi({ description: "Ponder's /status, when reachable" }),
+      progress: IndexerProgressSchema.optional().openapi({ description: "While not ready and Ponder answers: how far the backfill is and when it should be done" }),
       lag: IndexerLagSchema.optional(),
       restarts: IndexerRestartsSchema.optional().openapi({ description: "Shown once the indexer has been restarted" }),
     }),
@@ -174,11 +232,14 @@ export interface ReadinessOptions {
 export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options: ReadinessOptions): void {
   const { surface, pool, viewsSchema, ponderUrl } = options;
   const lagProbe = options.indexerLag ?? indexerLagProbe(pool, viewsSchema);
-  // what readiness checks is also what /metrics reports: the pool and the same lag probe
+  const progressProbe = indexerProgressProbe(ponderUrl, async () => (await lagProbe.measure()).chainBlock);
+  // what readiness checks is also what /metrics reports: the pool, the same lag and progress probes
   observePool(pool);
   observeIndexerLag(() => lagProbe.measure());
+  observeIndexerProgress(progressProbe);
   app.openapi(readyRoute(surface), async (c) => {
     const statusPromise = fetchPonderStatus(ponderUrl);
+    const progressPromise = progressProbe();
     let database: "ok" | "unavailable" = "ok";
     let indexerReady = false;
     let lag: Awaited<ReturnType<IndexerLagProbe["measure"]>> | undefined;
@@ -188,10 +249,11 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
     } catch {
       database = "unavailable";
     }
-    const status = await statusPromise;
+    const [status, progress] = await Promise.all([statusPromise, progressPromise]);
     const lagging = lag !== undefined && !lag.withinBounds;
     const restarts = indexerRestarts();
     const ready = database === "ok" && indexerReady && !lagging && !restarts.crashLoop;
+    const backfill = progress === undefined ? "" : `; backfill at ${describeProgress(progress)}`;
     // the crash loop first: it is why the views are missing or the lag grows
     const reason =
       database === "unavailable"
@@ -199,7 +261,7 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
         : restarts.crashLoop
           ? restarts.reason
           : !indexerReady
-            ? "Indexer not ready: its views are not published yet"
+            ? `Indexer not ready: its views are not published yet${backfill}`
             : lagging
               ? lag?.reason
               : undefined;
@@ -209,6 +271,7 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
         viewsSchema,
         ready: indexerReady && !lagging && !restarts.crashLoop,
         ...(status === undefined ? {} : { status }),
+        ...(ready || progress === undefined ? {} : { progress }),
         // Shown once there is something to compare: Ponder's first checkpoint.
         ...(lag === undefined || lag.indexedBlock === null ? {} : { lag }),
         ...(restarts.total === 0 ? {} : { restarts }),
@@ -216,7 +279,9 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
       database,
       ...(reason === undefined ? {} : { reason }),
     };
-    return ready ? c.json(body, 200) : c.json(body, 503);
+    if (ready) return c.json(body, 200);
+    c.header("Retry-After", String(INDEXER_RETRY_AFTER_SECONDS));
+    return c.json(body, 503);
   });
 }
 

@@ -114,6 +114,7 @@ describe("readiness", () => {
 
     const before = await app.request("/pods");
     expect(before.status).toBe(503);
+    expect(before.headers.get("retry-after")).toBe("10");
     expect(await before.json()).toEqual({ error: "Indexer not ready" });
 
     await store.pool.query(`CREATE SCHEMA ${viewsSchema}; CREATE TABLE ${viewsSchema}.pod (id text)`);

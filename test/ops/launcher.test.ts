@@ -104,10 +104,24 @@ afterAll(async () => {
 describe("npm start under faults", { timeout: 300_000 }, () => {
   let first: Launcher;
 
-  it("starts on a fresh folder and prints its URLs", async () => {
+  it("starts on a fresh folder, serves the API before the backfill is done, and prints its URLs", async () => {
     first = launch();
     await first.waitFor(/Data market is running/);
+    // the API answers at once: liveness whatever the indexer does
+    expect((await fetch(`http://127.0.0.1:${ports.CHAT_PORT}/health`)).status).toBe(200);
+    await first.waitFor(/indexer: backfill done in \d+ s/);
     expect(await ready(ports.PONDER_PORT)).toBe(200);
+    // the API's own /ready also waits for the live blocks after Ponder's backfill (its lag bounds)
+    const doneAt = Date.now();
+    while ((await ready(ports.CHAT_PORT)) !== 200) {
+      expect(Date.now() - doneAt).toBeLessThan(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // JSON logs: the indexer's lines are JSON lines on stdout too, and no log file grows in .data
+    const indexerLines = first.lines.filter((line) => line.includes('"service":"indexer"'));
+    expect(indexerLines.length).toBeGreaterThan(0);
+    for (const line of indexerLines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(fs.existsSync(path.join(workDir, ".data/indexer.log"))).toBe(false);
   });
 
   it("restarts an indexer killed with SIGKILL, and it serves again", async () => {
