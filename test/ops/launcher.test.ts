@@ -128,7 +128,7 @@ describe("npm start under faults", { timeout: 300_000 }, () => {
     const since = first.lines.length;
     const killedAt = Date.now();
     process.kill(children().indexer!, "SIGKILL");
-    await first.waitFor(/indexer exited/, 60_000, since);
+    await first.waitFor(/indexer crashed: /, 60_000, since);
     await first.waitFor(/indexer restarted/, 60_000, since);
     while ((await ready(ports.PONDER_PORT)) !== 200) {
       expect(Date.now() - killedAt).toBeLessThan(120_000);
