@@ -127,13 +127,18 @@ export function createIndexerLagProbe(options: IndexerLagProbeOptions): IndexerL
     const [indexed, head] = await Promise.all([indexedHead(options.pool, options.viewsSchema), chainHead()]);
     const base = { maxBlocks: settings.maxBlocks, maxSeconds: settings.maxSeconds };
     if (!indexed || !head) {
+      // No checkpoint yet while the chain answers: the indexer cannot be shown to be near the head,
+      // so it is not (a reading taken just before the views appear must not count as "caught up").
+      // An unanswering chain is not held against the indexer.
+      const noCheckpoint = !indexed && head !== null;
       return {
         indexedBlock: indexed?.block ?? null,
         chainBlock: head ? Number(head.number) : null,
         blocksBehind: null,
         secondsBehind: null,
         ...base,
-        withinBounds: true,
+        withinBounds: !noCheckpoint,
+        ...(noCheckpoint ? { reason: "Indexer has not recorded a checkpoint yet" } : {}),
       };
     }
     const blocksBehind = Math.max(0, Number(head.number) - indexed.block);
