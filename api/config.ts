@@ -1,5 +1,5 @@
 import { logFormatFrom } from "../ops/logger";
-import { assertProductionSafe, parseEnv, type CorsOrigins, type LogFormat, type LogLevel, type RawEnv } from "./env";
+import { assertProductionSafe, parseEnv, processEnv, type CorsOrigins, type LogFormat, type LogLevel, type RawEnv } from "./env";
 
 export type { LogFormat, LogLevel };
 
@@ -24,7 +24,7 @@ export interface ApiConfig {
  * The process-wide settings of the API (see api/env.ts); throws one readable error listing every
  * invalid variable, or, in production mode, every local default left in place.
  */
-export function loadConfig(env: RawEnv = process.env): ApiConfig {
+export function loadConfig(env: RawEnv = processEnv()): ApiConfig {
   const e = parseEnv(env);
   assertProductionSafe(env);
   return {

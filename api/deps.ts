@@ -6,6 +6,7 @@ import { createChainClient } from "../chain/client";
 import { loadProtocolConfig, type ProtocolConfig } from "../chain/protocol-config";
 import type { ApiConfig } from "./config";
 import type { OffchainDb } from "./db/client";
+import { processEnv } from "./env";
 
 /** The protocol's chain as an API process reads it: the contract addresses and one read client. */
 export interface ApiChain {
@@ -39,7 +40,7 @@ export function createApiChain(protocol: ProtocolConfig): ApiChain {
 }
 
 /** The environment's chain (createApiChain), or undefined when none is configured. */
-export function loadApiChain(env: NodeJS.ProcessEnv = process.env): ApiChain | undefined {
+export function loadApiChain(env: NodeJS.ProcessEnv = processEnv()): ApiChain | undefined {
   try {
     return createApiChain(loadProtocolConfig(env));
   } catch {

@@ -1,14 +1,21 @@
 /**
- * The API's environment: every variable of the three surfaces and the identity provider, in one
- * zod schema, parsed once per environment object. Surface configs (api/config.ts,
- * api/platform/config.ts, api/chat/config.ts, api/eval/config.ts, the idp cookie) derive from it.
- * Empty strings count as unset, as they do in most .env tooling.
+ * The environment of every process (the API, the launcher, the indexer's config, the operator
+ * commands): every variable in the zod schemas below, parsed once per environment object. Surface
+ * configs (api/config.ts, api/platform/config.ts, api/chat/config.ts, api/eval/config.ts, the idp
+ * cookie), chain/ and ops/ derive from it. Empty strings count as unset, as they do in most .env
+ * tooling. This is the only module that touches `process.env` (biome's noProcessEnv enforces it);
+ * it imports nothing of the project, so every layer may import it.
  */
 import fs from "node:fs";
 import { getAddress, isAddress, isHex } from "viem";
 import { z } from "zod";
 
 export type RawEnv = Record<string, string | undefined>;
+
+/** The process's environment, as given: the one read of `process.env` in the project's code. */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -251,6 +258,10 @@ const evalVariables = {
  * ops/ponder-env.ts, as for the API.
  */
 const operatorVariables = {
+  /** Port of the local chain `npm start` and `npm run devnet` start (anvil). */
+  ANVIL_PORT: port.default(8545),
+  /** Root only: where the embedded PostgreSQL lives when the postgres user cannot enter the checkout. */
+  DATAMARKET_STATE_DIR: z.string().min(1).default("/var/lib/datamarket"),
   /** Bind address of `npm run indexer` and `npm run graphql` (Ponder's HTTP server: GraphQL, /ready, /metrics). */
   PONDER_HOST: z.string().min(1).default("127.0.0.1"),
   PONDER_PORT: port.default(42069),
@@ -286,7 +297,7 @@ const operatorSchema = z.object({
 export type OperatorEnv = z.infer<typeof operatorSchema>;
 
 /** The settings of the service commands from `env`; throws one readable error listing every invalid variable. */
-export function parseOperatorEnv(env: RawEnv = process.env): OperatorEnv {
+export function parseOperatorEnv(env: RawEnv = processEnv()): OperatorEnv {
   const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = operatorSchema.safeParse(defined);
   if (!parsed.success) {
@@ -395,7 +406,7 @@ function readSecretFiles(defined: Record<string, string>): { values: Record<stri
  * The API's settings from `env` (default: process.env), parsed once per object. Throws one readable
  * error listing every invalid variable.
  */
-export function parseEnv(env: RawEnv = process.env): Env {
+export function parseEnv(env: RawEnv = processEnv()): Env {
   const cached = parsedEnvs.get(env);
   if (cached) return cached;
   const defined = Object.fromEntries(
@@ -415,7 +426,7 @@ function isLoopbackName(host: string): boolean {
 }
 
 /** Why the process runs in production mode, or undefined on a local setup (the devnet's zero-configuration start). */
-export function productionReason(env: RawEnv = process.env): string | undefined {
+export function productionReason(env: RawEnv = processEnv()): string | undefined {
   const e = parseEnv(env);
   if (e.NODE_ENV === "production") return "NODE_ENV=production";
   const rpc = e.PONDER_RPC_URL_8453?.split(",").map((url) => url.trim()).find(Boolean);
@@ -434,7 +445,7 @@ export function productionReason(env: RawEnv = process.env): string | undefined 
  * default would do; empty outside production mode. `provided` names variables the caller sets
  * itself (the launcher gives the API its own indexer's URL).
  */
-export function productionProblems(env: RawEnv = process.env, provided: readonly string[] = []): string[] {
+export function productionProblems(env: RawEnv = processEnv(), provided: readonly string[] = []): string[] {
   if (productionReason(env) === undefined) return [];
   const e = parseEnv(env);
   const set = (name: string) => provided.includes(name) || (env[name] ?? "") !== "" || (env[`${name}_FILE`] ?? "") !== "";
@@ -458,7 +469,7 @@ export function productionProblems(env: RawEnv = process.env, provided: readonly
 }
 
 /** Throws one error naming every missing production setting (see productionProblems). */
-export function assertProductionSafe(env: RawEnv = process.env, provided: readonly string[] = []): void {
+export function assertProductionSafe(env: RawEnv = processEnv(), provided: readonly string[] = []): void {
   const problems = productionProblems(env, provided);
   if (problems.length === 0) return;
   throw new Error(
@@ -467,6 +478,6 @@ export function assertProductionSafe(env: RawEnv = process.env, provided: readon
 }
 
 /** Only the variables that are set (not empty): what chain/ reads for the RPC and contract addresses. */
-export function definedEnv(env: RawEnv = process.env): NodeJS.ProcessEnv {
+export function definedEnv(env: RawEnv = processEnv()): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
 }

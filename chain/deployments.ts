@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { processEnv } from "../api/env";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const contract = z.object({ address, startBlock: z.number().int().nonnegative() });
@@ -32,7 +33,7 @@ export type ContractName = keyof Deployment["contracts"];
 
 export const DEFAULT_DEPLOYMENTS_FILE = ".data/devnet/deployments.json";
 
-export function deploymentsFile(env: NodeJS.ProcessEnv = process.env): string {
+export function deploymentsFile(env: NodeJS.ProcessEnv = processEnv()): string {
   return path.resolve(env.DEPLOYMENTS_FILE ?? DEFAULT_DEPLOYMENTS_FILE);
 }
 

@@ -1,5 +1,6 @@
 import { getAddress, type Address } from "viem";
 import { deploymentsFile, readDeployment, type ContractName, type Deployment } from "./deployments";
+import { processEnv } from "../api/env";
 
 export type ProtocolConfig = {
   rpcUrl: string;
@@ -62,7 +63,7 @@ export function resolveContracts<N extends ContractName>(
 }
 
 /** First URL of PONDER_RPC_URL_8453 (which may list several, comma-separated). */
-export function primaryRpcUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function primaryRpcUrl(env: NodeJS.ProcessEnv = processEnv()): string | undefined {
   return env.PONDER_RPC_URL_8453?.split(",").map((u) => u.trim()).find(Boolean);
 }
 
@@ -84,7 +85,7 @@ export function isLoopbackUrl(value: string): boolean {
  * The protocol's RPC and contract addresses: environment variables first
  * (PONDER_RPC_URL_8453, CORE_TOKEN_ADDRESS, ..., START_BLOCK), else the devnet's deployments file.
  */
-export function loadProtocolConfig(env: NodeJS.ProcessEnv = process.env): ProtocolConfig {
+export function loadProtocolConfig(env: NodeJS.ProcessEnv = processEnv()): ProtocolConfig {
   const file = deploymentsFile(env);
   const deployment = readDeployment(file);
   const rpcUrl = primaryRpcUrl(env) ?? deployment?.rpcUrl;

@@ -17,6 +17,7 @@ import { localIdpKeyPair, signLocalIdpToken, IDP_COOKIE } from "../api/http/auth
 import { createPlatformClient } from "../client/index";
 import type { Role } from "./accounts";
 import type { SeededPod, SeededSubnet, SeedSummary } from "./seed";
+import { parseEnv } from "../api/env";
 
 export type DemoMetadataOptions = {
   /** The Platform API's origin, e.g. `http://127.0.0.1:3000` (the `/api/v1` prefix is added). */
@@ -209,7 +210,8 @@ export type PlatformSessions = {
 
 /** Clients of the Platform API at `platformUrl`, signed in with the local IdP key in `idpKeyFile` (default: IDP_LOCAL_KEY_FILE). */
 export async function platformSessions(platformUrl: string, idpKeyFile?: string): Promise<PlatformSessions> {
-  const keyFile = idpKeyFile ?? (process.env.IDP_LOCAL_KEY_FILE || undefined);
+  const env = parseEnv();
+  const keyFile = idpKeyFile ?? env.IDP_LOCAL_KEY_FILE;
   const { privateJwk } = await localIdpKeyPair(keyFile);
   const sessions = new Map<string, { client: Client; token: string }>();
   return {
@@ -221,8 +223,8 @@ export async function platformSessions(platformUrl: string, idpKeyFile?: string)
           { sub, wallet, username },
           {
             privateJwk,
-            issuer: process.env.IDP_ISSUER || undefined,
-            audience: process.env.IDP_AUDIENCE || undefined,
+            issuer: env.IDP_ISSUER,
+            audience: env.IDP_AUDIENCE,
             expiresIn: "1h",
           },
         );

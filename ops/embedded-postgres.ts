@@ -15,19 +15,19 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { parseOperatorEnv, processEnv } from "../api/env";
 
 const require = createRequire(import.meta.url);
 
 export type OwnerIds = { uid: number; gid: number };
 
 const POSTGRES_OS_USER = "postgres";
-const SYSTEM_STATE_DIR = "/var/lib/datamarket";
 /** Records where a relocated cluster lives, beside the requested data directory. */
 const LOCATION_SUFFIX = ".location";
 
 /** The system state directory, created readable by the postgres user. */
 function systemStateDir(): string {
-  const dir = process.env.DATAMARKET_STATE_DIR || SYSTEM_STATE_DIR;
+  const dir = parseOperatorEnv().DATAMARKET_STATE_DIR;
   fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o755);
   return dir;
@@ -137,7 +137,7 @@ export function resolveDataDir(requested: string): string {
 function run(file: string, args: string[], owner: OwnerIds | null): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = "";
-    const child = spawn(file, args, { ...(owner ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
+    const child = spawn(file, args, { ...(owner ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...processEnv(), LC_ALL: "C" } });
     child.stdout.on("data", (chunk) => (output += String(chunk)));
     child.stderr.on("data", (chunk) => (output += String(chunk)));
     child.on("error", reject);
@@ -181,7 +181,7 @@ export function startServer(
     binaries.postgres,
     ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
         // its own process group: a terminal's Ctrl-C reaches only the launcher, which stops it last
-    { ...(owner ?? {}), detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } },
+    { ...(owner ?? {}), detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...processEnv(), LC_MESSAGES: "C" } },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const onExit = () => child.kill("SIGQUIT");

@@ -19,6 +19,7 @@ import { freePort } from "./net";
 import { PROJECT_ROOT } from "./project-root";
 import { RotatingLogFile } from "./rotating-log";
 import { ADDRESS_ENV, RPC_URL_ENV } from "./ponder-env";
+import { processEnv } from "../api/env";
 
 export { PROJECT_ROOT };
 export const DEFAULT_VIEWS_SCHEMA = "chain";
@@ -128,7 +129,7 @@ function ponderBin(): string {
 }
 
 function childEnv(options: StartIndexerOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...processEnv() };
   // Ponder reads these itself and they would override the CLI/config choices.
   for (const name of ["PORT", "DATABASE_SCHEMA", "DATABASE_VIEWS_SCHEMA", "DATABASE_PRIVATE_URL", "PONDER_LOG_LEVEL"]) {
     delete env[name];

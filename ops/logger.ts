@@ -1,10 +1,11 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from "pino";
 import pretty from "pino-pretty";
+import { processEnv } from "../api/env";
 
 export type LogFormat = "pretty" | "json";
 
 /** `LOG_FORMAT` when set, else pretty in a terminal and JSON lines otherwise (files, pipes, CI). */
-export function logFormatFrom(env: NodeJS.ProcessEnv = process.env): LogFormat {
+export function logFormatFrom(env: NodeJS.ProcessEnv = processEnv()): LogFormat {
   if (env.LOG_FORMAT === "json" || env.LOG_FORMAT === "pretty") return env.LOG_FORMAT;
   return process.stdout.isTTY ? "pretty" : "json";
 }

@@ -20,6 +20,7 @@
  */
 import { deploymentsFile, readDeployment, type Deployment } from "../chain/deployments";
 import { ADDRESS_ENV, isLoopbackUrl, resolveContracts as resolveProtocolContracts, type ContractLocation } from "../chain/protocol-config";
+import { processEnv } from "../api/env";
 
 export { isLoopbackUrl };
 
@@ -94,7 +95,7 @@ export function resolveContracts(
 }
 
 /** Everything ponder.config.ts needs, from `env` (and the deployments file when needed). */
-export function loadPonderEnv(env: NodeJS.ProcessEnv = process.env): PonderEnv {
+export function loadPonderEnv(env: NodeJS.ProcessEnv = processEnv()): PonderEnv {
   const file = deploymentsFile(env);
   const needsFile =
     INDEXED_CONTRACTS.some((name) => !env[ADDRESS_ENV[name]]?.trim()) ||

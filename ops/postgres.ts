@@ -11,6 +11,7 @@ import {
 import { isAlive } from "./leftovers";
 import { freePort } from "./net";
 import { tempDirRemovedAtExit } from "./temp-dir";
+import { processEnv } from "../api/env";
 
 export { postgresOwnerIds, prepareDirectoryForPostgres } from "./embedded-postgres";
 
@@ -184,7 +185,7 @@ export async function startThrowawayPostgres(options: ThrowawayPostgresOptions):
 export async function resolveDatabase(
   options: EmbeddedPostgresOptions & { env?: NodeJS.ProcessEnv } = {},
 ): Promise<DatabaseHandle> {
-  const databaseUrl = (options.env ?? process.env).DATABASE_URL;
+  const databaseUrl = (options.env ?? processEnv()).DATABASE_URL;
   if (databaseUrl) return { url: databaseUrl, stop: async () => undefined };
   return startEmbeddedPostgres(options);
 }

@@ -8,6 +8,7 @@ import { startAnvil } from "../devnet/anvil";
 import { deployProtocol } from "../devnet/deploy";
 import { seedDemo } from "../devnet/seed";
 import { parseCommandLine } from "../ops/cli";
+import { parseOperatorEnv } from "../api/env";
 
 const USAGE = `Usage: npm run devnet -- [--port <port>] [--no-seed] [--epoch-length <seconds>]
   Starts anvil (chain id 8453), deploys the protocol, seeds demo data (unless --no-seed),
@@ -19,7 +20,7 @@ const USAGE = `Usage: npm run devnet -- [--port <port>] [--no-seed] [--epoch-len
 const { values } = parseCommandLine({
   usage: USAGE,
   options: {
-    port: { type: "string", default: process.env.ANVIL_PORT ?? "8545" },
+    port: { type: "string", default: String(parseOperatorEnv().ANVIL_PORT) },
     "no-seed": { type: "boolean", default: false },
     "epoch-length": { type: "string" },
   },

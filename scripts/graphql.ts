@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { parseOperatorEnv } from "../api/env";
+import { parseOperatorEnv, processEnv } from "../api/env";
 import { exitWithUsage, parseCommandLine } from "../ops/cli";
 import { createLogger, logFormatFrom } from "../ops/logger";
 import { PROJECT_ROOT } from "../ops/project-root";
@@ -64,7 +64,7 @@ while (!(await viewsSchemaExists(env.DATABASE_URL, env.PONDER_VIEWS_SCHEMA))) {
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 }
 
-const childEnv: NodeJS.ProcessEnv = { ...process.env, PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: process.env.NO_COLOR ?? "1" };
+const childEnv: NodeJS.ProcessEnv = { NO_COLOR: "1", ...processEnv(), PONDER_TELEMETRY_DISABLED: "true" };
 // Ponder reads these itself and they would override the command line
 for (const name of ["PORT", "DATABASE_SCHEMA", "DATABASE_VIEWS_SCHEMA", "PONDER_LOG_LEVEL"]) delete childEnv[name];
 const ponder = realpathSync(path.join(PROJECT_ROOT, "node_modules", ".bin", "ponder"));

@@ -6,7 +6,7 @@
  * stdout (JSON unless LOG_FORMAT=pretty or a terminal); it exits with Ponder's exit code, and
  * SIGINT/SIGTERM stop it in order (Ponder releases its schema lock).
  */
-import { parseOperatorEnv } from "../api/env";
+import { parseOperatorEnv, processEnv } from "../api/env";
 import { readDeployment } from "../chain/deployments";
 import { exitWithUsage, parseCommandLine } from "../ops/cli";
 import { indexerSchemaName } from "../ops/deployment-schema";
@@ -29,7 +29,7 @@ let schema: string;
 try {
   env = parseOperatorEnv();
   if (!env.DATABASE_URL) throw new Error("DATABASE_URL is not set");
-  schema = indexerSchemaName(resolveContracts(process.env, readDeployment()), PROJECT_ROOT);
+  schema = indexerSchemaName(resolveContracts(processEnv(), readDeployment()), PROJECT_ROOT);
 } catch (error) {
   exitWithUsage(USAGE, (error as Error).message);
 }

@@ -21,6 +21,7 @@ import { banPod, listUncheckedPods, ModerationError } from "../api/platform/serv
 import { roleAccount } from "../chain/local-accounts";
 import { resolveDatabase, type DatabaseHandle } from "../ops/postgres";
 import { exitWithUsage, parseCommandLine } from "../ops/cli";
+import { parseOperatorEnv } from "../api/env";
 
 const USAGE = `Usage:
   npm run moderate -- ban --pod <podId|tokenId> --reason "why"
@@ -41,7 +42,7 @@ if (command !== "ban" && command !== "list-unchecked") exitWithUsage(USAGE, `Unk
 if (command === "ban" && (!values.pod || !values.reason)) exitWithUsage(USAGE, "ban needs --pod and --reason");
 
 const database: DatabaseHandle = await resolveDatabase();
-const store = createDb(database.url, { chainSchemaName: process.env.PONDER_VIEWS_SCHEMA || "chain", maxConnections: 2 });
+const store = createDb(database.url, { chainSchemaName: parseOperatorEnv().PONDER_VIEWS_SCHEMA, maxConnections: 2 });
 
 let exitCode = 0;
 try {
@@ -57,8 +58,8 @@ try {
       }
     }
   } else {
-    const protocol = loadProtocolConfig(process.env);
-    const config = loadPlatformConfig(process.env);
+    const protocol = loadProtocolConfig();
+    const config = loadPlatformConfig();
     let moderator: Account;
     if (config.moderatorPrivateKey) moderator = privateKeyToAccount(config.moderatorPrivateKey);
     else if (protocol.local) moderator = roleAccount("deployer");

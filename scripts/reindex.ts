@@ -13,6 +13,7 @@ import { launcherRunning } from "../ops/leftovers";
 import { resolveContracts } from "../ops/ponder-env";
 import { resolveDatabase } from "../ops/postgres";
 import path from "node:path";
+import { processEnv } from "../api/env";
 
 const { values } = parseCommandLine({
   usage: `Usage: npm run reindex [-- --keep-rpc-cache]
@@ -28,7 +29,7 @@ if (running) {
   process.exit(1);
 }
 const localDevnet = !primaryRpcUrl();
-const schema = indexerSchemaName(resolveContracts(localDevnet ? {} : process.env, readDeployment()), PROJECT_ROOT);
+const schema = indexerSchemaName(resolveContracts(localDevnet ? {} : processEnv(), readDeployment()), PROJECT_ROOT);
 const database = await resolveDatabase();
 try {
   await dropIndexerSchema(database.url, schema);

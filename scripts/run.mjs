@@ -14,6 +14,7 @@ if (!source?.endsWith(".ts")) {
 // the command sees its own arguments at process.argv.slice(2), as when run directly
 process.argv.splice(2, 1);
 
+// The one read of the environment outside api/env.ts: this runs before any TypeScript can load.
 if (process.env.NODE_ENV === "production") {
   const built = path.join(root, "dist", source.replace(/\.ts$/, ".js"));
   if (!existsSync(built)) {

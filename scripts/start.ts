@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../api/config";
 import { describeCrashCause, recordIndexerCrash } from "../api/http/indexer-restarts";
-import { assertProductionSafe, parseOperatorEnv } from "../api/env";
+import { assertProductionSafe, parseOperatorEnv, processEnv } from "../api/env";
 import { startApiServer, type ApiServer } from "../api/server";
 import { createChainClient } from "../chain/client";
 import { deploymentsFile, readDeployment, writeDeployment } from "../chain/deployments";
@@ -45,8 +45,9 @@ parseCommandLine({
 // like every other default path of the project (deployments file, key files), relative to the working directory
 const DATA_DIR = path.resolve(".data");
 const DEVNET_DIR = path.join(DATA_DIR, "devnet");
+const launcherEnv = parseOperatorEnv();
 const logFormat = logFormatFrom();
-const logger = createLogger({ level: (process.env.LOG_LEVEL as "info" | undefined) ?? "info", format: logFormat });
+const logger = createLogger({ level: launcherEnv.LOG_LEVEL, format: logFormat });
 const say = (line: string) => logger.info(line);
 /** Kept beside the chain state, so a later start can still give the seed its metadata (idempotent). */
 const SEED_SUMMARY_FILE = path.join(DEVNET_DIR, "seed-summary.json");
@@ -80,7 +81,7 @@ async function startChain(): Promise<{ chain?: LocalChain; fresh: boolean; seed?
   }
   mkdirSync(DEVNET_DIR, { recursive: true });
   const chain = await startAnvil({
-    port: Number(process.env.ANVIL_PORT ?? 8545),
+    port: launcherEnv.ANVIL_PORT,
     statePath: path.join(DEVNET_DIR, "anvil-state.json"),
   });
   stack.push({ name: "anvil", stop: () => chain.stop() });
@@ -229,7 +230,7 @@ function forwardIndexerLine(line: string): void {
 
 async function main() {
   // before anything is started or generated: the launcher gives the API its own indexer's URL
-  assertProductionSafe(process.env, ["PONDER_URL"]);
+  assertProductionSafe(processEnv(), ["PONDER_URL"]);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
   lock = await LauncherLock.acquire(DATA_DIR, (role, pid) => say(`stopped a ${role} (pid ${pid}) left running by an earlier start`));
   const database: DatabaseHandle = await resolveDatabase({ dataDir: path.join(DATA_DIR, "postgres") });
@@ -238,12 +239,12 @@ async function main() {
   say(`postgres: ${database.dataDir ? `embedded, data in ${path.relative(process.cwd(), database.dataDir)}` : "DATABASE_URL"}`);
 
   const { chain, fresh, seed } = await startChain();
-  const protocol = loadProtocolConfig({ ...process.env, ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });
+  const protocol = loadProtocolConfig({ ...processEnv(), ...(chain ? { PONDER_RPC_URL_8453: chain.rpcUrl } : {}) });
   const client = createChainClient(protocol);
   const head = () => client.getBlockNumber({ cacheTime: 0 });
 
   // the contracts as the indexer child resolves them: with a devnet it reads only the deployments file
-  const schema = indexerSchemaName(resolveContracts(chain ? {} : process.env, readDeployment()), PROJECT_ROOT);
+  const schema = indexerSchemaName(resolveContracts(chain ? {} : processEnv(), readDeployment()), PROJECT_ROOT);
   const operatorEnv = parseOperatorEnv();
   const supervised = await superviseIndexer({
     databaseUrl: database.url,
@@ -270,7 +271,7 @@ async function main() {
   say(`indexer: schema ${schema} (${indexerLogWhere})`);
 
   // the API serves at once: /health answers, /ready and the chain routes say 503 until the indexer is ready
-  const config = loadConfig({ ...process.env, DATABASE_URL: database.url, PONDER_URL: supervised.url });
+  const config = loadConfig({ ...processEnv(), DATABASE_URL: database.url, PONDER_URL: supervised.url });
   const api: ApiServer = await startApiServer(config, { logger });
   stack.push({ name: "api", stop: () => api.close() });
   void followIndexer(indexer, head, () => {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isHex, type Hex } from "viem";
-import { DEFAULT_EXPLORER_URL, DEFAULT_OEMBED_URL, DEFAULT_X_API_URL, definedEnv, parseEnv, type RawEnv } from "../env";
+import { DEFAULT_EXPLORER_URL, DEFAULT_OEMBED_URL, DEFAULT_X_API_URL, definedEnv, parseEnv, processEnv, type RawEnv } from "../env";
 import { loadProtocolConfig, type ProtocolConfig } from "../../chain/protocol-config";
 import { localRoleKey } from "../../chain/local-accounts";
 import { PROJECT_ROOT } from "../../ops/project-root";
@@ -53,7 +53,7 @@ export interface ChatConfig {
  * need it answer 503 until it is configured.
  */
 export function loadChatConfig(
-  env: RawEnv = process.env,
+  env: RawEnv = processEnv(),
   /** A given protocol replaces the environment's; null means "no chain" (routes that need one answer 503). */
   options: { protocol?: ProtocolConfig | null } = {},
 ): ChatConfig {

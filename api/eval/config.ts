@@ -1,4 +1,4 @@
-import { parseEnv, type RawEnv } from "../env";
+import { parseEnv, processEnv, type RawEnv } from "../env";
 
 export interface S3StorageConfig {
   kind: "s3";
@@ -33,7 +33,7 @@ export interface EvalConfig {
 }
 
 /** The Evaluation API's own settings (see api/env.ts); throws one readable error listing every invalid variable. */
-export function loadEvalConfig(env: RawEnv = process.env): EvalConfig {
+export function loadEvalConfig(env: RawEnv = processEnv()): EvalConfig {
   const e = parseEnv(env);
   const storage: EvalConfig["storage"] =
     e.EVAL_STORAGE === "s3"

@@ -1,4 +1,4 @@
-import { parseEnv } from "../env";
+import { parseEnv, processEnv } from "../env";
 import type pg from "pg";
 import type { PublicClient } from "viem";
 import { createChainClient } from "../../chain/client";
@@ -44,13 +44,13 @@ export type ChainHeadSource = () => Promise<ChainHead | null>;
 const CACHE_MS = 1_000;
 const CHAIN_HEAD_TIMEOUT_MS = 2_000;
 
-export function loadIndexerLagSettings(env: NodeJS.ProcessEnv = process.env): IndexerLagSettings {
+export function loadIndexerLagSettings(env: NodeJS.ProcessEnv = processEnv()): IndexerLagSettings {
   const e = parseEnv(env);
   return { maxBlocks: e.INDEXER_MAX_LAG_BLOCKS, maxSeconds: e.INDEXER_MAX_LAG_SECONDS };
 }
 
 /** The chain's RPC as the rest of the API finds it (PONDER_RPC_URL_8453, else the deployments file). */
-export function chainRpcUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function chainRpcUrl(env: NodeJS.ProcessEnv = processEnv()): string | undefined {
   try {
     return primaryRpcUrl(env) ?? readDeployment(deploymentsFile(env))?.rpcUrl;
   } catch {

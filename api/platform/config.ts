@@ -4,6 +4,7 @@ import {
   DEFAULT_STATS_API_KEY_FILE,
   DEFAULT_SUBSCRIPTION_PACKAGES,
   parseEnv,
+  processEnv,
   type RawEnv,
   type SubscriptionPackageConfig,
 } from "../env";
@@ -40,7 +41,7 @@ export interface EventStreamConfig {
 }
 
 /** The Platform API's own settings (see api/env.ts); throws one readable error listing every invalid variable. */
-export function loadPlatformConfig(env: RawEnv = process.env): PlatformConfig {
+export function loadPlatformConfig(env: RawEnv = processEnv()): PlatformConfig {
   const e = parseEnv(env);
   const statsApiKeys = (e.STATS_API_KEYS ?? "")
     .split(",")
@@ -89,7 +90,7 @@ export interface AgentsConfig {
 }
 
 /** Engagement and agent settings (see api/env.ts); throws one readable error listing every invalid variable. */
-export function loadAgentsConfig(env: RawEnv = process.env): AgentsConfig {
+export function loadAgentsConfig(env: RawEnv = processEnv()): AgentsConfig {
   const e = parseEnv(env);
   return {
     subscriptionPackages: e.SUBSCRIPTION_PACKAGES ?? DEFAULT_SUBSCRIPTION_PACKAGES,

@@ -20,7 +20,7 @@ import {
 } from "../http/auth/idp-cookie";
 import { localAccountAddresses } from "../../chain/local-accounts";
 import type { DocsSignIn } from "../http/docs";
-import { parseEnv } from "../env";
+import { parseEnv, processEnv } from "../env";
 import { localStatsApiKey } from "../http/auth/stats-key";
 import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
 import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
@@ -72,7 +72,7 @@ function lazy<T>(build: () => T): () => T {
 }
 
 export function createPlatformContext(options: PlatformContextOptions = {}): PlatformContext {
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const config = options.config ?? loadPlatformConfig(env);
 
   let chainError: unknown;

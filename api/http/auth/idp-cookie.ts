@@ -16,7 +16,7 @@ import {
 } from "jose";
 import { isAddress } from "viem";
 import type { OffchainDb } from "../../db/client";
-import { DEFAULT_LOCAL_IDP_KEY_FILE, parseEnv, type RawEnv } from "../../env";
+import { DEFAULT_LOCAL_IDP_KEY_FILE, parseEnv, processEnv, type RawEnv } from "../../env";
 import { users } from "../../db/offchain";
 import { readOrCreateSecretFile } from "../../lib/crypto";
 import { unauthorized } from "../errors";
@@ -49,7 +49,7 @@ export type PlatformUser = {
  * local identity provider's key pair (created once in the data folder), whose private half
  * `signLocalIdpToken` uses to sign development cookies.
  */
-export async function loadIdpConfig(env: RawEnv = process.env): Promise<IdpConfig> {
+export async function loadIdpConfig(env: RawEnv = processEnv()): Promise<IdpConfig> {
   const e = parseEnv(env);
   const algorithms = e.IDP_ALGORITHMS.split(",").map((a) => a.trim());
   const common = { issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE, walletClaim: e.IDP_WALLET_CLAIM, algorithms };
