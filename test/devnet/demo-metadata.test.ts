@@ -3,87 +3,28 @@
  * devnet, a fresh database, the indexer and the platform app served over HTTP, so the step goes
  * through the same routes, cookie checks and on-chain verification as any client.
  */
-import fs from "node:fs";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
-import { serve, type ServerType } from "@hono/node-server";
 import { formatEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChainClient } from "../../chain/client";
-import { writeDeployment } from "../../chain/deployments";
-import type { ProtocolConfig } from "../../chain/protocol-config";
-import { loadConfig } from "../../api/config";
-import { createDb, type Database } from "../../api/db/client";
-import { runMigrations } from "../../api/db/migrate";
-import { IDP_COOKIE, loadIdpConfig, localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
-import { createLogger } from "../../api/http/logger";
-import { createPlatformApp } from "../../api/platform/app";
-import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext, type PlatformDeps } from "../../api/platform/context";
+import { IDP_COOKIE, localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
 import { describeDemoMetadata, publishDemoMetadata, type DemoMetadataResult } from "../../devnet/demo-metadata";
 import type { SeedSummary } from "../../devnet/seed";
-import { startIndexer, type Indexer } from "../../ops/indexer";
-import { startDevnet, type Devnet } from "../support/chain";
-import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import type { Devnet } from "../support/chain";
+import { startSeededStack, type SeededStack } from "../support/seeded-stack";
 
-let tempDir: string;
+let stack: SeededStack;
 let keyFile: string;
 let devnet: Devnet;
-let database: FreshDatabase;
-let store: Database;
-let indexer: Indexer;
-let server: ServerType;
 let platformUrl: string;
 let seed: SeedSummary;
 
 beforeAll(async () => {
-  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "demo-metadata-test-"));
-  keyFile = path.join(tempDir, "idp-key.json");
-  [devnet, database] = await Promise.all([startDevnet({ seed: true }), useFreshDatabase()]);
+  stack = await startSeededStack({ name: "demo-metadata" });
+  ({ keyFile, devnet, platformUrl } = stack);
   seed = devnet.seed!;
-  await runMigrations(database.url);
-
-  const deploymentsFile = path.join(tempDir, "deployments.json");
-  writeDeployment(devnet.deployment, deploymentsFile);
-  indexer = await startIndexer({
-    databaseUrl: database.url,
-    schema: "demo_metadata_test",
-    viewsSchema: "chain",
-    rpcUrl: devnet.chain.rpcUrl,
-    deploymentsFile,
-    logLevel: "warn",
-    logFile: path.join(tempDir, "indexer.log"),
-  });
-
-  const config = loadConfig({ LOG_LEVEL: "silent", PONDER_VIEWS_SCHEMA: "chain", DATABASE_URL: database.url });
-  store = createDb(database.url, { chainSchemaName: "chain", maxConnections: 8 });
-  const protocol: ProtocolConfig = { rpcUrl: devnet.chain.rpcUrl, local: true, contracts: devnet.deployment.contracts };
-  const platform = createPlatformContext({
-    env: {},
-    config: loadPlatformConfig({ STATS_API_KEYS: "demo-metadata-test" }),
-    chain: { protocol, client: createChainClient(protocol) },
-    idp: await loadIdpConfig({ IDP_LOCAL_KEY_FILE: keyFile }),
-  });
-  // the default (PostgreSQL) rate limiter, as in `npm start`
-  const deps: PlatformDeps = { config, pool: store.pool, db: store.db, logger: createLogger("silent"), platform };
-  const app = createPlatformApp(deps);
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  platformUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  await indexer.waitUntilReady(120_000);
-  await indexer.waitForBlock(await devnet.protocol.publicClient.getBlockNumber(), 60_000);
-});
+}, 180_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await indexer?.stop().catch(() => undefined);
-  await store?.pool.end().catch(() => undefined);
-  await devnet?.chain.stop().catch(() => undefined);
-  await database?.drop().catch(() => undefined);
-  if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 async function get(urlPath: string, cookie?: string): Promise<any> {

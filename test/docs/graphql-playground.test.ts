@@ -7,39 +7,19 @@
  * A screenshot goes to test-artifacts/graphql-playground.png. Run with `npm run test:browser`.
  */
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve, type ServerType } from "@hono/node-server";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChainClient } from "../../chain/client";
-import { writeDeployment } from "../../chain/deployments";
-import type { ProtocolConfig } from "../../chain/protocol-config";
-import { loadConfig } from "../../api/config";
-import { createDb, type Database } from "../../api/db/client";
-import { runMigrations } from "../../api/db/migrate";
 import { graphqlExamples } from "../../api/http/graphql-playground";
-import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
-import { createPlatformApp } from "../../api/platform/app";
-import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext } from "../../api/platform/context";
-import { startIndexer, type Indexer } from "../../ops/indexer";
-import { startDevnet, type Devnet } from "../support/chain";
-import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import { startSeededStack, type SeededStack } from "../support/seeded-stack";
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const EXAMPLES = graphqlExamples(fs.readFileSync("docs/graphql.md", "utf8"));
 
-let tempDir: string;
-let devnet: Devnet;
-let database: FreshDatabase;
-let store: Database;
-let indexer: Indexer;
-let server: ServerType;
+let stack: SeededStack;
 let base: string;
 let browser: Browser;
 
@@ -50,53 +30,20 @@ beforeAll(async () => {
         "(`apt-get install chromium`) or point CHROMIUM_PATH at a Chromium or Chrome binary.",
     );
   }
-  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "graphql-playground-test-"));
-  [devnet, database] = await Promise.all([startDevnet({ seed: true }), useFreshDatabase()]);
-  await runMigrations(database.url);
-  const deploymentsFile = path.join(tempDir, "deployments.json");
-  writeDeployment(devnet.deployment, deploymentsFile);
-  indexer = await startIndexer({
-    databaseUrl: database.url,
-    schema: "graphql_playground_test",
-    viewsSchema: "chain",
-    rpcUrl: devnet.chain.rpcUrl,
-    deploymentsFile,
-    logLevel: "warn",
-    logFile: path.join(tempDir, "indexer.log"),
-  });
-  const config = loadConfig({ LOG_LEVEL: "silent", PONDER_VIEWS_SCHEMA: "chain", DATABASE_URL: database.url, PONDER_URL: indexer.url });
-  store = createDb(database.url, { chainSchemaName: "chain", maxConnections: 4 });
-  const protocol: ProtocolConfig = { rpcUrl: devnet.chain.rpcUrl, local: true, contracts: devnet.deployment.contracts };
-  const app = createPlatformApp({
-    config,
-    pool: store.pool,
-    db: store.db,
-    logger: createLogger("silent"),
+  stack = await startSeededStack({
+    name: "graphql-playground",
+    withPonderUrl: true,
+    maxConnections: 4,
     rateLimiter: createMemoryRateLimiter({ points: 1_000, windowSeconds: 60, keyPrefix: "graphql-playground" }),
-    platform: createPlatformContext({
-      env: {},
-      config: loadPlatformConfig({ STATS_API_KEYS: "graphql-playground-test" }),
-      chain: { protocol, client: createChainClient(protocol) },
-    }),
   });
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = stack.platformUrl;
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  await indexer.waitUntilReady(120_000);
-  await indexer.waitForBlock(await devnet.protocol.publicClient.getBlockNumber({ cacheTime: 0 }), 60_000);
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await indexer?.stop().catch(() => undefined);
-  await store?.pool.end().catch(() => undefined);
-  await devnet?.chain.stop().catch(() => undefined);
-  await database?.drop().catch(() => undefined);
-  if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 const isLocal = (url: string) => {

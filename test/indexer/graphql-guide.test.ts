@@ -8,87 +8,40 @@
  */
 import fs from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { serve, type ServerType } from "@hono/node-server";
 import { formatEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChainClient } from "../../chain/client";
-import { writeDeployment } from "../../chain/deployments";
-import type { ProtocolConfig } from "../../chain/protocol-config";
 import { loadConfig } from "../../api/config";
-import { createDb, type Database } from "../../api/db/client";
-import { runMigrations } from "../../api/db/migrate";
-import { IDP_COOKIE, loadIdpConfig, localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
+import { IDP_COOKIE, localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
 import { graphqlExamples } from "../../api/http/graphql-playground";
-import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
-import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext, type PlatformDeps } from "../../api/platform/context";
+import type { PlatformDeps } from "../../api/platform/context";
 import { roleAccount } from "../../devnet/accounts";
 import { publishDemoMetadata } from "../../devnet/demo-metadata";
-import { startIndexer, type Indexer } from "../../ops/indexer";
-import { startDevnet, type Devnet } from "../support/chain";
-import { useFreshDatabase, type FreshDatabase } from "../support/database";
+import type { Indexer } from "../../ops/indexer";
+import type { Devnet } from "../support/chain";
+import type { FreshDatabase } from "../support/database";
+import { startSeededStack, type SeededStack } from "../support/seeded-stack";
 
 const GUIDE = fs.readFileSync("docs/graphql.md", "utf8");
 const EXAMPLES = graphqlExamples(GUIDE);
 
-let tempDir: string;
+let stack: SeededStack;
 let keyFile: string;
 let devnet: Devnet;
 let database: FreshDatabase;
-let store: Database;
 let indexer: Indexer;
-let server: ServerType;
 let platformUrl: string;
 let platformDeps: PlatformDeps;
 
 beforeAll(async () => {
-  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "graphql-guide-test-"));
-  keyFile = path.join(tempDir, "idp-key.json");
-  [devnet, database] = await Promise.all([startDevnet({ seed: true }), useFreshDatabase()]);
-  await runMigrations(database.url);
-  const deploymentsFile = path.join(tempDir, "deployments.json");
-  writeDeployment(devnet.deployment, deploymentsFile);
-  indexer = await startIndexer({
-    databaseUrl: database.url,
-    schema: "graphql_guide_test",
-    viewsSchema: "chain",
-    rpcUrl: devnet.chain.rpcUrl,
-    deploymentsFile,
-    logLevel: "warn",
-    logFile: path.join(tempDir, "indexer.log"),
-  });
-
-  const config = loadConfig({ LOG_LEVEL: "silent", PONDER_VIEWS_SCHEMA: "chain", DATABASE_URL: database.url, PONDER_URL: indexer.url });
-  store = createDb(database.url, { chainSchemaName: "chain", maxConnections: 8 });
-  const protocol: ProtocolConfig = { rpcUrl: devnet.chain.rpcUrl, local: true, contracts: devnet.deployment.contracts };
-  const platform = createPlatformContext({
-    env: {},
-    config: loadPlatformConfig({ STATS_API_KEYS: "graphql-guide-test" }),
-    chain: { protocol, client: createChainClient(protocol) },
-    idp: await loadIdpConfig({ IDP_LOCAL_KEY_FILE: keyFile }),
-  });
-  platformDeps = { config, pool: store.pool, db: store.db, logger: createLogger("silent"), platform };
-  const app = createPlatformApp(platformDeps);
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  platformUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  await indexer.waitUntilReady(120_000);
-  await indexer.waitForBlock(await devnet.protocol.publicClient.getBlockNumber({ cacheTime: 0 }), 60_000);
+  stack = await startSeededStack({ name: "graphql-guide", withPonderUrl: true });
+  ({ keyFile, devnet, database, indexer, platformUrl, platformDeps } = stack);
   await publishDemoMetadata({ platformUrl, summary: devnet.seed!, idpKeyFile: keyFile });
 }, 180_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await indexer?.stop().catch(() => undefined);
-  await store?.pool.end().catch(() => undefined);
-  await devnet?.chain.stop().catch(() => undefined);
-  await database?.drop().catch(() => undefined);
-  if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 type GraphqlAnswer = { data?: any; errors?: unknown };
