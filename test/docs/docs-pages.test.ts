@@ -10,17 +10,14 @@
  * Run with `npm run test:browser` (CI does); `npm test` leaves it out, so a machine without
  * Chromium still runs every other test.
  */
-import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiServer } from "../../api/server";
 import { type ChainlessApi, startChainlessApi } from "../support/api-server";
+import { ARTIFACTS_DIR, launchChromium, offlinePage } from "../support/browser";
 import { type Document, mediaExample, type Operation, operationsOf } from "../support/openapi";
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const SURFACES = ["platform", "chat", "eval"] as const;
 type Surface = (typeof SURFACES)[number];
 
@@ -29,28 +26,15 @@ let api: ApiServer | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}. The docs-page test needs it: install Debian's package ` +
-        "(`apt-get install chromium`) or point CHROMIUM_PATH at a Chromium or Chrome binary.",
-    );
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
+  browser = await launchChromium("docs-page test");
   server = await startChainlessApi("docs-pages");
   api = server.api;
-  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 });
 
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-const isLocal = (url: string) => {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
-  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
-};
 
 /** The first operation whose request body and success response both have an example to compare. */
 function operationWithExamples(document: Document) {
@@ -77,28 +61,8 @@ describe("API reference pages in Chromium", () => {
     const expected = operationsOf(document).map(({ method, path: route, operationId }) => `${method} ${route} ${operationId}`);
     expect(expected.length).toBeGreaterThan(5);
 
-    const context = await browser!.newContext({ serviceWorkers: "block", viewport: { width: 1280, height: 900 } });
-    const outside: string[] = [];
-    const problems: string[] = [];
+    const { context, page, outside, problems } = await offlinePage(browser!);
     try {
-      await context.route("**/*", (route) => {
-        const url = route.request().url();
-        if (isLocal(url)) return route.continue();
-        outside.push(url);
-        return route.abort("blockedbyclient");
-      });
-      const page = await context.newPage();
-      page.on("websocket", (socket) => outside.push(socket.url()));
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-      });
-      // what the page's Content-Security-Policy blocks never becomes a request: report it too
-      await page.addInitScript({
-        content: `document.addEventListener("securitypolicyviolation", (event) =>
-          console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI));`,
-      });
-
       const answer = await page.goto(`${base}/docs`);
       expect(answer?.status()).toBe(200);
       await page.locator("#swagger-ui .info .title").waitFor();

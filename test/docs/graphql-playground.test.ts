@@ -8,15 +8,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphqlExamples } from "../../api/http/graphql-playground";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
+import { ARTIFACTS_DIR, launchChromium, offlinePage } from "../support/browser";
 import { startSeededStack, type SeededStack } from "../support/seeded-stack";
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const ARTIFACTS_DIR = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const EXAMPLES = graphqlExamples(fs.readFileSync("docs/graphql.md", "utf8"));
 
 let stack: SeededStack;
@@ -24,12 +22,7 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}. The playground test needs it: install Debian's package ` +
-        "(`apt-get install chromium`) or point CHROMIUM_PATH at a Chromium or Chrome binary.",
-    );
-  }
+  browser = await launchChromium("playground test");
   stack = await startSeededStack({
     name: "graphql-playground",
     withPonderUrl: true,
@@ -37,8 +30,6 @@ beforeAll(async () => {
     rateLimiter: createMemoryRateLimiter({ points: 1_000, windowSeconds: 60, keyPrefix: "graphql-playground" }),
   });
   base = stack.platformUrl;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--headless=new"] });
-  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -46,37 +37,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const isLocal = (url: string) => {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
-  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
-};
-
 describe("GraphQL playground in Chromium", () => {
   it("renders GraphiQL offline with the guide's examples and runs the first one through POST /graphql", async () => {
-    const context = await browser.newContext({ serviceWorkers: "block", viewport: { width: 1280, height: 900 } });
-    const outside: string[] = [];
-    const problems: string[] = [];
+    const { context, page, outside, problems } = await offlinePage(browser);
     const forwarded: number[] = [];
     try {
-      await context.route("**/*", (route) => {
-        const url = route.request().url();
-        if (isLocal(url)) return route.continue();
-        outside.push(url);
-        return route.abort("blockedbyclient");
-      });
-      const page = await context.newPage();
-      page.on("websocket", (socket) => outside.push(socket.url()));
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-      });
       page.on("response", (response) => {
         if (new URL(response.url()).pathname === "/graphql" && response.request().method() === "POST") forwarded.push(response.status());
-      });
-      await page.addInitScript({
-        content: `document.addEventListener("securitypolicyviolation", (event) =>
-          console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI));`,
       });
 
       const answer = await page.goto(`${base}/graphql/playground`);
