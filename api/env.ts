@@ -334,6 +334,12 @@ const fileVariables = Object.fromEntries(FILE_VARIABLES.map((name) => [`${name}_
 const modeVariables = {
   /** The chain's RPC URL(s): read here only to tell the local devnet from a real chain. */
   PONDER_RPC_URL_8453: z.string().optional(),
+  /**
+   * How long a txHash verification keeps asking for a receipt the node does not have yet before it
+   * calls the transaction unknown (400): a node behind the head catches up meanwhile. Default 4000
+   * on a remote chain (two Base blocks), 0 on the local devnet.
+   */
+  CHAIN_RECEIPT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 };
 
 type Issue = { path: string; message: string };

@@ -10,6 +10,7 @@
  *     is set), counting each HTTP request or, with `rateLimitCountsCalls`, each call of a batch;
  *   - a batch-size cap (a larger batch gets one JSON-RPC error, not an array);
  *   - a share of HTTP requests answered 5xx and a share held past the client's timeout and dropped;
+ *   - a share of sends (`dropAnswerMethods`) carried out by the node with their answer lost;
  *   - a lagging node: a share of calls (`lagShare`, default all) answered by a node `lagBlocks`
  *     behind: a lower eth_blockNumber and "latest", null (or "header not found") for newer
  *     blocks, receipts and transactions, and eth_getLogs without their logs.
@@ -86,6 +87,12 @@ export type RpcSimulatorProfile = {
   /** Share of HTTP requests held `timeoutHoldMs` and then dropped without an answer. */
   timeoutShare: number;
   timeoutHoldMs: number;
+  /**
+   * Share of HTTP requests carrying one of `dropAnswerMethods` that reach the node and are carried
+   * out, but whose answer is lost (the connection dropped): what makes a naive sender send twice.
+   */
+  dropAnswerShare: number;
+  dropAnswerMethods: string[];
   /** Blocks the lagging node is behind the chain's head; 0 = not lagging. */
   lagBlocks: number;
   /** Share of calls answered by the lagging node (1 = every call). */
@@ -106,6 +113,8 @@ export type RpcSimulatorStats = {
   rateLimited: number;
   status5xx: number;
   timeouts: number;
+  /** Requests carried out whose answer was dropped (dropAnswerShare). */
+  answersDropped: number;
   batchesRefused: number;
   rangeErrors: number;
   resultErrors: number;
@@ -136,6 +145,8 @@ export const DEFAULT_PROFILE: RpcSimulatorProfile = {
   maxBatchSize: 0,
   status5xxShare: 0,
   timeoutShare: 0,
+  dropAnswerShare: 0,
+  dropAnswerMethods: ["eth_sendRawTransaction"],
   timeoutHoldMs: 11_000,
   lagBlocks: 0,
   lagShare: 1,
@@ -169,6 +180,7 @@ const emptyStats = (): RpcSimulatorStats => ({
   rateLimited: 0,
   status5xx: 0,
   timeouts: 0,
+  answersDropped: 0,
   batchesRefused: 0,
   rangeErrors: 0,
   resultErrors: 0,
@@ -351,6 +363,10 @@ export async function startRpcSimulator(options: RpcSimulatorOptions): Promise<R
     const timeout = profile.timeoutShare > 0 && random() < profile.timeoutShare;
     const failure = profile.status5xxShare > 0 && random() < profile.status5xxShare;
     const failStatus = [500, 502, 503][Math.floor(random() * 3)]!;
+    const dropAnswer =
+      profile.dropAnswerShare > 0 &&
+      calls.some((call) => profile.dropAnswerMethods.includes(call.method)) &&
+      random() < profile.dropAnswerShare;
     await new Promise((resolve) => setTimeout(resolve, wait));
 
     if (profile.requestsPerSecond > 0) {
@@ -414,6 +430,11 @@ export async function startRpcSimulator(options: RpcSimulatorOptions): Promise<R
       const lagHead = profile.lagBlocks > 0 ? (await head()) - BigInt(profile.lagBlocks) : undefined;
       // each call draws from the PRNG before its first await: in order, whatever answers first
       const answers = await Promise.all(calls.map((call) => answerCall(call, lagHead)));
+      if (dropAnswer) {
+        stats.answersDropped++;
+        res.destroy();
+        return;
+      }
       send(res, 200, batch ? answers : answers[0]);
     } catch (error) {
       stats.status5xx++;

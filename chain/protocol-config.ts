@@ -1,12 +1,14 @@
 import { getAddress, type Address } from "viem";
 import { deploymentsFile, readDeployment, type ContractName, type Deployment } from "./deployments";
-import { processEnv } from "../api/env";
+import { parseEnv, processEnv } from "../api/env";
 
 export type ProtocolConfig = {
   rpcUrl: string;
   /** True for a chain on this machine (the devnet): no OP-stack formatters, fast polling. */
   local: boolean;
   contracts: Record<ContractName, ContractLocation>;
+  /** CHAIN_RECEIPT_WAIT_MS: see createChainClient; default by `local`. */
+  receiptWaitMs?: number;
 };
 
 /** The environment variable of each contract's address. */
@@ -97,5 +99,6 @@ export function loadProtocolConfig(env: NodeJS.ProcessEnv = processEnv()): Proto
   const contracts = Object.fromEntries(
     Object.entries(resolved).map(([name, { address, startBlock }]) => [name, { address: getAddress(address), startBlock }]),
   ) as ProtocolConfig["contracts"];
-  return { rpcUrl, local: isLoopbackUrl(rpcUrl), contracts };
+  const receiptWaitMs = parseEnv(env).CHAIN_RECEIPT_WAIT_MS;
+  return { rpcUrl, local: isLoopbackUrl(rpcUrl), contracts, ...(receiptWaitMs === undefined ? {} : { receiptWaitMs }) };
 }

@@ -1,6 +1,7 @@
 import {
   isAddressEqual,
   parseEventLogs,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Abi,
   type Address,
@@ -11,15 +12,25 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
+import { receiptWaitMs } from "./client";
 
 /** A transaction that does not prove what the caller claims: the surfaces answer 400. */
 export class TxVerificationError extends Error {
   readonly status = 400;
 }
 
-/** The chain could not be asked (RPC down): the surfaces answer 503, and nothing is recorded. */
+/**
+ * The chain could not be asked (RPC down, rate-limited, timing out, or a node behind the head):
+ * the surfaces answer 503 with `Retry-After`, and nothing is recorded.
+ */
 export class ChainUnavailableError extends Error {
   readonly status = 503;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(message);
+  }
 }
 
 export type TxExpectation<TAbi extends Abi, TEventName extends ContractEventName<TAbi>> = {
@@ -97,15 +108,33 @@ export function transactionReceipt(client: PublicClient, hash: Hash): Promise<Tr
   return fetchReceipt(client, hash);
 }
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The receipt of `hash`. Not found: asked again for the client's receipt wait (a node behind the
+ * head catches up within it); then, when the node knows the transaction as mined all the same, it
+ * is behind on receipts (503), else the transaction is unknown or pending (400).
+ */
 async function fetchReceipt(client: PublicClient, hash: Hash): Promise<TransactionReceipt> {
-  try {
-    return await client.getTransactionReceipt({ hash });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) {
-      throw new TxVerificationError("Transaction not found or not yet mined");
+  const deadline = Date.now() + receiptWaitMs(client);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw new ChainUnavailableError("Chain RPC unavailable");
     }
-    throw new ChainUnavailableError("Chain RPC unavailable");
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await pause(Math.min(left, 250 * 2 ** attempt));
   }
+  const transaction = await client.getTransaction({ hash }).catch((error: unknown) => {
+    if (error instanceof TransactionNotFoundError) return null;
+    throw new ChainUnavailableError("Chain RPC unavailable");
+  });
+  if (transaction?.blockNumber != null) {
+    throw new ChainUnavailableError("Chain node behind: the transaction is mined but its receipt is not available yet", 2);
+  }
+  throw new TxVerificationError("Transaction not found or not yet mined");
 }
 
 async function callChain<T>(call: () => Promise<T>): Promise<T> {

@@ -32,9 +32,11 @@ export const notFound = (message = "Not found") => new HttpError(404, message);
 export const conflict = (message = "Conflict") => new HttpError(409, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = "Too many requests") =>
   new HttpError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-/** 503; with `retryAfterSeconds`, a `Retry-After` telling the client when to come back. */
-export const serviceUnavailable = (message = "Service unavailable", retryAfterSeconds?: number) =>
-  new HttpError(503, message, retryAfterSeconds === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+/** Seconds a 503 asks the client to wait when its cause names no better figure. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+/** 503 with a `Retry-After` telling the client when to come back: every 503 is one a retry may cure. */
+export const serviceUnavailable = (message = "Service unavailable", retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS) =>
+  new HttpError(503, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
 // Thrown by Hono's validator when a JSON body does not parse.
 const HONO_MALFORMED_JSON = "Malformed JSON in request body";
@@ -61,7 +63,7 @@ function respond(c: Context, status: ContentfulStatusCode, message: string, head
 /** Chain verification errors as HTTP answers: TxVerificationError → 400, ChainUnavailableError → 503. */
 export function chainErrorToHttp(error: unknown): unknown {
   if (error instanceof TxVerificationError) return new HttpError(400, error.message);
-  if (error instanceof ChainUnavailableError) return serviceUnavailable(error.message);
+  if (error instanceof ChainUnavailableError) return serviceUnavailable(error.message, error.retryAfterSeconds);
   return error;
 }
 
@@ -78,7 +80,7 @@ export const onError: ErrorHandler<AppEnv> = (thrown, c) => {
   if (clientFault) return respond(c, clientFault.status, clientFault.message);
   if (isDatabaseUnavailable(error)) {
     c.get("logger")?.warn({ err: error, requestId: c.get("requestId") }, "database unavailable");
-    return respond(c, 503, "Database unavailable");
+    return respond(c, 503, "Database unavailable", { "Retry-After": String(DEFAULT_RETRY_AFTER_SECONDS) });
   }
 
   c.get("logger")?.error({ err: error, requestId: c.get("requestId") }, "unhandled error");

@@ -3,7 +3,10 @@ import {
   ContractFunctionRevertedError,
   NonceTooLowError,
   createWalletClient,
+  encodeFunctionData,
   http,
+  keccak256,
+  TransactionNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   type Abi,
   type Address,
@@ -45,11 +48,12 @@ export function revertOf(error: unknown): ContractRevertError | undefined {
   return new ContractRevertError(revert.data?.errorName ?? revert.reason, revert.data?.args, revert.shortMessage);
 }
 
+const errorText = (error: unknown) => (error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error));
+
 /** Another sender of the same key outside our send lock took the nonce first: read it again and retry. */
 function isNonceConflict(error: unknown): boolean {
   if (error instanceof BaseError && error.walk((e) => e instanceof NonceTooLowError)) return true;
-  const text = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
-  return /nonce too low|nonce has already been used|replacement transaction underpriced|already known/i.test(text);
+  return /nonce too low|nonce has already been used|replacement transaction underpriced|already known/i.test(errorText(error));
 }
 
 const NONCE_RETRIES = 5;
@@ -97,6 +101,22 @@ export function createServerWallet(options: {
   });
   const { publicClient } = options;
 
+  /** Whether the node has the transaction `hash` (pending or mined); asked a few times, as the node may be flaky too. */
+  async function isKnown(hash: Hash): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await publicClient.getTransaction({ hash });
+        return true;
+      } catch (error) {
+        if (error instanceof TransactionNotFoundError) return false;
+        await pause(200 * (attempt + 1));
+      }
+    }
+    // the node cannot say: sending again could spend the nonce twice, so the send counts as failed
+    // and its transaction, if it did arrive, is found by the pending-transactions check
+    return false;
+  }
+
   return {
     address: account.address,
 
@@ -109,13 +129,24 @@ export function createServerWallet(options: {
         if (revert) throw revert;
         throw new ChainRpcError("Chain RPC unavailable", { cause: error });
       }
+      const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
+      const gas = (request as { gas?: bigint }).gas;
       for (let attempt = 0; ; attempt++) {
+        let sent: Hash | undefined;
         try {
           return await sendLock.run(async () => {
             const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
-            return wallet.writeContract({ ...(request as object), nonce } as never);
+            // Signed here, so its hash is known before it leaves: an answer lost on the way back
+            // (a timeout, a dropped connection, a retry told "already known") is settled by asking
+            // the node for that hash, never by signing a second transaction with the next nonce.
+            const prepared = await wallet.prepareTransactionRequest({ to: call.address, data, nonce, ...(gas ? { gas } : {}) } as never);
+            const serialized = await wallet.signTransaction(prepared as never);
+            sent = keccak256(serialized);
+            return await wallet.sendRawTransaction({ serializedTransaction: serialized });
           });
         } catch (error) {
+          // "already known": the node holds this very transaction (an earlier attempt of the same bytes arrived)
+          if (sent && (/already known/i.test(errorText(error)) || (await isKnown(sent)))) return sent;
           const revert = revertOf(error);
           if (revert) throw revert;
           if (attempt < NONCE_RETRIES && isNonceConflict(error)) {
