@@ -262,6 +262,14 @@ const operatorVariables = {
   ANVIL_PORT: port.default(8545),
   /** Root only: where the embedded PostgreSQL lives when the postgres user cannot enter the checkout. */
   DATAMARKET_STATE_DIR: z.string().min(1).default("/var/lib/datamarket"),
+  /**
+   * Ponder schema of `npm run indexer`; default: derived from the contracts and the indexing code,
+   * so a new version gets a new schema (and backfills beside the old one) by itself.
+   */
+  PONDER_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,44}$/, "must be a lower-case PostgreSQL identifier of at most 45 characters")
+    .optional(),
   /** Bind address of `npm run indexer` and `npm run graphql` (Ponder's HTTP server: GraphQL, /ready, /metrics). */
   PONDER_HOST: z.string().min(1).default("127.0.0.1"),
   PONDER_PORT: port.default(42069),
