@@ -32,6 +32,8 @@ COPY --from=build /app/src ./src
 COPY --from=build /app/abis ./abis
 COPY --from=build /app/chain ./chain
 COPY --from=build /app/ops ./ops
+# the one environment module every layer reads its variables through (it imports nothing of ours)
+COPY --from=build /app/api/env.ts ./api/env.ts
 # the chat assistant's knowledge (CHAT_DOCS_DIR)
 COPY --from=build /app/docs ./docs
 # ponder start/serve write ponder-env.d.ts and .ponder/ into their root on start
