@@ -90,9 +90,13 @@ export async function switchViews(target: PublishTarget): Promise<{ views: numbe
     }
     // Ponder's live-query notifier (GraphQL live queries, @ponder/client): its own function, as it
     // wrote it for the staging schema, renamed to the stable schema and its channel
+    // (pg_get_functiondef quotes the schema only when it must)
     const definition = fn[0].definition
-      .replaceAll(`${id(target.stagingViewsSchema)}.`, `${id(target.viewsSchema)}.`)
+      .replace(/^CREATE OR REPLACE FUNCTION \S+\.live_query_notify\(\)/m, `CREATE OR REPLACE FUNCTION ${id(target.viewsSchema)}.live_query_notify()`)
       .replaceAll(`'${target.stagingViewsSchema}_live_query'`, `'${target.viewsSchema}_live_query'`);
+    if (!definition.includes(`FUNCTION ${id(target.viewsSchema)}.live_query_notify()`)) {
+      throw new Error(`unexpected definition of ${target.stagingViewsSchema}.live_query_notify()`);
+    }
     await client.query(definition);
     const trigger = id(`${target.viewsSchema}_live_query_notify`);
     if (previous && previous !== target.schema) {

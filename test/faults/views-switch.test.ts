@@ -15,7 +15,7 @@ import { compareChecksums, tableChecksums } from "../../bench/checksum";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { roleAccount } from "../../devnet/accounts";
 import { startIndexer, type Indexer } from "../../ops/indexer";
-import { indexedBlockOf, publishedSchema, publishWhenCaughtUp, stagingViewsSchemaFor } from "../../ops/views-publish";
+import { indexedBlockOf, publishedSchema, publishWhenCaughtUp, stagingViewsSchemaFor, switchViews } from "../../ops/views-publish";
 import { startSeededStack, type SeededStack } from "../support/seeded-stack";
 
 let stack: SeededStack;
@@ -127,5 +127,25 @@ describe("switching the views schema to a new indexing version", () => {
     const [one, two] = await Promise.all([tableChecksums(database.url, v1Schema), tableChecksums(database.url, "views_switch_v2")]);
     expect(one.find((t) => t.table === "pod")!.rows).toBeGreaterThan(devnet.seed!.seeded.pods.length);
     expect(compareChecksums(one, two)).toEqual([]);
+  });
+
+  it("publishes on a database with no views schema yet (a fresh deployment), live-query notifier included", async () => {
+    await pool.query('DROP SCHEMA "chain" CASCADE');
+    const switched = await switchViews({
+      databaseUrl: stack.database.url,
+      schema: "views_switch_v2",
+      viewsSchema: "chain",
+      stagingViewsSchema: stagingViewsSchemaFor("chain", "views_switch_v2"),
+    });
+    expect(switched.previous).toBeNull();
+    const { rows } = await pool.query<{ fn: string | null; triggers: string }>(
+      `SELECT to_regprocedure('"chain".live_query_notify()')::text AS fn,
+              (SELECT count(*)::text FROM pg_trigger WHERE tgname = 'chain_live_query_notify'
+                  AND tgrelid = to_regclass('"views_switch_v2"."_ponder_checkpoint"')) AS triggers`,
+    );
+    expect(rows[0]).toEqual({ fn: "chain.live_query_notify()", triggers: "1" });
+    expect(await shown()).toMatchObject({ pod: expect.any(Number) });
+    const response = await fetch(`${stack.platformUrl}/api/v1/public/pods?limit=5`);
+    expect(response.status).toBe(200);
   });
 });
