@@ -7,7 +7,8 @@
  * Pointed at `chain` directly, a new version would hide for a moment what the old one already
  * showed (pods minted in the last minute answered 404; docs/operations.md). So `npm run indexer`
  * lets Ponder publish into a staging views schema of its own and publishes `chain` itself, once
- * its schema has reached the chain head (within `maxLagBlocks`), in ONE transaction: every view
+ * its schema has reached the chain head (within `maxLagBlocks`) and the block `chain` shows now,
+ * in ONE transaction: every view
  * re-created on the new schema's tables, Ponder's live-query function and trigger moved with them.
  * Readers see the old views or the
  * new ones, never a mix and never none. Ponder's own model stays: the newest started version
@@ -131,8 +132,8 @@ export interface PublishWhenCaughtUpOptions extends PublishTarget {
 }
 
 /**
- * Waits until `schema` has reached the chain head (and Ponder has published its staging views),
- * then switches the stable views to it. Resolves with the switch, or undefined when aborted.
+ * Waits until `schema` has reached the chain head and the block the views show now (and Ponder
+ * has published its staging views), then switches the stable views to it. Resolves with the switch, or undefined when aborted.
  */
 export async function publishWhenCaughtUp(
   options: PublishWhenCaughtUpOptions,
@@ -144,9 +145,11 @@ export async function publishWhenCaughtUp(
       try {
         const client = await pool.connect();
         let indexed: number | null;
+        let shown: number | null;
         let staged: boolean;
         try {
           indexed = await indexedBlockOf(client, options.schema);
+          shown = await indexedBlockOf(client, options.viewsSchema);
           const { rows } = await client.query<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [
             `${id(options.stagingViewsSchema)}.live_query_notify()`,
           ]);
@@ -155,7 +158,9 @@ export async function publishWhenCaughtUp(
           client.release();
         }
         const head = await options.chainHead();
-        if (staged && indexed !== null && head - BigInt(indexed) <= BigInt(options.maxLagBlocks)) {
+        // near the head, and never behind what the views show now (nothing shown may go back)
+        const caughtUp = indexed !== null && head - BigInt(indexed) <= BigInt(options.maxLagBlocks);
+        if (staged && caughtUp && (shown === null || indexed! >= shown)) {
           return { ...(await switchViews(options)), block: indexed };
         }
         options.onWaiting?.(indexed, head);
