@@ -159,8 +159,7 @@ export async function publishWhenCaughtUp(
         }
         const head = await options.chainHead();
         // near the head, and never behind what the views show now (nothing shown may go back)
-        const caughtUp = indexed !== null && head - BigInt(indexed) <= BigInt(options.maxLagBlocks);
-        if (staged && caughtUp && (shown === null || indexed! >= shown)) {
+        if (staged && indexed !== null && head - BigInt(indexed) <= BigInt(options.maxLagBlocks) && indexed >= (shown ?? 0)) {
           return { ...(await switchViews(options)), block: indexed };
         }
         options.onWaiting?.(indexed, head);
