@@ -48,6 +48,7 @@ import { startBenchAnvil } from "./anvil";
 import { generateChain } from "./chain-gen";
 import { compareChecksums, tableChecksums } from "./checksum";
 import { runMinimalIndexer } from "./minimal-indexer";
+import { startRpcSimulator } from "./rpc-simulator";
 import { emptyHandlersRoot } from "./ponder-floor";
 import { startLatencyProxy } from "./rpc-latency";
 import { parseCommandLine } from "../ops/cli";
@@ -63,7 +64,7 @@ parseCommandLine({
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXTRA_VOTES = Number(process.env.BENCH_EXTRA_VOTES ?? 400);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "seed,lanes,backfill,reindex,live").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "seed,lanes,backfill,reindex,live,node").split(",").map((s) => s.trim()));
 /** The last commit before the issue-13 work: its indexer is "before" and the exactness reference. */
 const DEFAULT_BASELINE_REF = "80a4021";
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? DEFAULT_BASELINE_REF;
@@ -310,10 +311,13 @@ async function sectionReindex(target: { chain: Awaited<ReturnType<typeof prepare
   }
 }
 
-async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string }) {
+async function sectionLive(
+  target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string },
+  through?: { rpcUrl: string; label: string },
+) {
   const { chain, deployment, deploymentsFile } = target.chain;
-  const schema = "bench_live";
-  const indexer = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: chain.rpcUrl, deploymentsFile, schema, keepRunning: true });
+  const schema = through ? "bench_live_node" : "bench_live";
+  const indexer = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: through?.rpcUrl ?? chain.rpcUrl, deploymentsFile, schema, keepRunning: true });
   const p = connectProtocol(chain.rpcUrl, deployment);
   const client = new pg.Client({ connectionString: target.databaseUrl });
   await client.connect();
@@ -394,12 +398,44 @@ async function sectionLive(target: { chain: Awaited<ReturnType<typeof prepareCha
     latencies.sort((a, b) => a - b);
     const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
     console.log(
-      `\nlive: ${RATE} votes/s for ${DURATION_S} s (${sentCount} sent in ${sendSeconds.toFixed(1)} s), a block every ${BLOCK_SECONDS} s; send -> row visible in the views schema (${latencies.length} seen, ${pending.size} not seen): median ${median(latencies).toFixed(2)} s, p95 ${pct(0.95).toFixed(2)} s, max ${pct(1).toFixed(2)} s (target <= ${BLOCK_SECONDS + 1} s)`,
+      `\nlive${through ? ` (${through.label})` : ""}: ${RATE} votes/s for ${DURATION_S} s (${sentCount} sent in ${sendSeconds.toFixed(1)} s), a block every ${BLOCK_SECONDS} s; send -> row visible in the views schema (${latencies.length} seen, ${pending.size} not seen): median ${median(latencies).toFixed(2)} s, p95 ${pct(0.95).toFixed(2)} s, p99 ${pct(0.99).toFixed(2)} s, max ${pct(1).toFixed(2)} s (target: p99 <= 2 s, one Base block)`,
     );
   } finally {
     await client.end();
     await indexer.stop();
     await p.testClient.setIntervalMining({ interval: 0 }).catch(() => undefined);
+  }
+}
+
+/**
+ * The backfill through a modelled hosted node (bench/rpc-simulator.ts): a round trip of
+ * BENCH_RPC_RTT_MS (default 40), eth_getLogs capped at 2,000 blocks with a provider's error text,
+ * batches capped at 100 calls. Ours and the minimal indexer through the same node: events/s ratio,
+ * HTTP requests and JSON-RPC calls per 1,000 events, peak RSS; then the live section through it.
+ */
+async function sectionNode(target: { chain: Awaited<ReturnType<typeof prepareChain>>; databaseUrl: string }) {
+  const { chain, deployment, deploymentsFile, head } = target.chain;
+  const rtt = Number(process.env.BENCH_RPC_RTT_MS ?? 40);
+  const profile = { latencyMs: rtt, maxBlockRange: 2_000, rangeErrorStyle: "alchemy" as const, maxBatchSize: 100, seed: 1 };
+  const node = await startRpcSimulator({ upstream: chain.rpcUrl, ...profile });
+  try {
+    const minimal = await runMinimalIndexer({ rpcUrl: node.url, databaseUrl: target.databaseUrl, schema: "bench_node_minimal", contracts: contractsOf(deployment), toBlock: head - 30 });
+    const minimalStats = { ...node.stats };
+    node.resetStats();
+    const ours = await runPonder({ databaseUrl: target.databaseUrl, rpcUrl: node.url, deploymentsFile, schema: "bench_node" });
+    const ourStats = { ...node.stats };
+    const perK = (n: number) => ((n * 1000) / minimal.events).toFixed(1);
+    const minimalRate = minimal.events / minimal.seconds;
+    const ourRate = minimal.events / ours.seconds;
+    console.log(`\nbackfill through a modelled hosted node (${rtt} ms a round trip, eth_getLogs <= 2,000 blocks, batches <= 100 calls; bench/rpc-simulator.ts):`);
+    console.log("| indexer | events | seconds | ev/s | ratio | HTTP requests / 1k events | JSON-RPC calls / 1k events | peak RSS |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+    console.log(`| minimal | ${fmt(minimal.events)} | ${minimal.seconds.toFixed(1)} | ${fmt(minimalRate)} | 1 | ${perK(minimalStats.httpRequests)} | ${perK(minimalStats.calls)} | - |`);
+    console.log(`| ours (start to /ready) | ${fmt(minimal.events)} | ${ours.seconds.toFixed(1)} | ${fmt(ourRate)} | ${(ourRate / minimalRate).toFixed(3)} | ${perK(ourStats.httpRequests)} | ${perK(ourStats.calls)} | ${ours.peakMb.toFixed(0)} MB |`);
+    console.log(`  ours by method: ${Object.entries(ourStats.byMethod).map(([m, n]) => `${m} ${n}`).join(", ")}; range errors ${ourStats.rangeErrors}`);
+    await sectionLive(target, { rpcUrl: node.url, label: `through the modelled node, ${rtt} ms` });
+  } finally {
+    await node.close();
   }
 }
 
@@ -456,12 +492,13 @@ async function main() {
         await dropDatabase(serverUrl, dbName);
       }
     }
-    if (SECTIONS.has("backfill") || SECTIONS.has("reindex") || SECTIONS.has("live")) {
+    if (SECTIONS.has("backfill") || SECTIONS.has("reindex") || SECTIONS.has("live") || SECTIONS.has("node")) {
       const largest = await sectionBackfill(serverUrl);
       if (largest) {
         try {
           if (SECTIONS.has("reindex")) await sectionReindex(largest);
           if (SECTIONS.has("live")) await sectionLive(largest);
+          if (SECTIONS.has("node")) await sectionNode(largest);
         } finally {
           await largest.chain.chain.stop();
           await dropDatabase(serverUrl, largest.dbName);
