@@ -2,7 +2,7 @@
  * The front of cached reads: a Node request listener placed before a surface's app that answers,
  * straight from the Node request, an anonymous GET its response cache holds fresh (or a HEAD: the
  * same answer, whose body Node does not send), with what the surface's middleware gives that
- * answer: request id, the per-IP budget charged (and shown once at most half is left), CORS,
+ * answer: request id, the per-IP budget charged (and shown), CORS,
  * request metrics, the request line (at debug), ETag/304. Every other request goes to the app.
  *
  * Why: through Hono, a cache hit costs its request and context objects, eight middleware
@@ -28,7 +28,7 @@ import type { BatchedRateLimiter } from "./batched-rate-limiter";
 import { corsAnswerHeaders } from "./cors";
 import { logRequest } from "./logger";
 import { cacheLookupCounter, requestTimer } from "./metrics";
-import { chargeIpAhead, markChargedAhead, putRateLimitHeaders, RATE_LIMIT_HEADERS, showsStanding } from "./rate-limit";
+import { chargeIpAhead, markChargedAhead, putRateLimitHeaders, RATE_LIMIT_HEADERS } from "./rate-limit";
 import { requestHeaderOf } from "./request-headers";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 import type { CachedAnswer, ResponseCache } from "./response-cache";
@@ -92,13 +92,8 @@ export function cachedReadFront(options: CachedReadFrontOptions): (next: NodeLis
 
   const write = (incoming: IncomingMessage, outgoing: ServerResponse, answer: CachedAnswer, sending: Sending, standing: BudgetStanding) => {
     // one flat list, which Node takes without building a header object: the template, its blanks filled
-    let list: string[];
-    if (showsStanding(standing)) {
-      list = (sending.withStanding ??= headerTemplate(answer, sending.corsHeaders, true)).slice();
-      putRateLimitHeaders(list, answer.headerList.length, standing);
-    } else {
-      list = sending.headers.slice();
-    }
+    const list = (sending.withStanding ??= headerTemplate(answer, sending.corsHeaders, true)).slice();
+    putRateLimitHeaders(list, answer.headerList.length, standing);
     const requestId = requestIdFor(requestHeaderOf(incoming.headers, "x-request-id"));
     list[list.length - 1] = requestId;
     outgoing.writeHead(answer.status, list);

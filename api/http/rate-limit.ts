@@ -157,15 +157,6 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 /**
- * Whether an answer shows its budget standing in RateLimit-* headers: once at most half of the
- * budget is left, which a 429 always is. A client well within its budget gets three header lines
- * fewer, ~4% of a cached read's cost (bench/README.md); the draft allows it ("Performance
- * Considerations": servers need not send the fields on every response, and clients must not
- * expect them on every response).
- */
-export const showsStanding = (standing: BudgetStanding): boolean => standing.remaining * 2 <= standing.limit;
-
-/**
  * Puts the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing into a
  * flat header list (name, value, …) from index `at`.
  */
@@ -203,10 +194,10 @@ function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number
   budgets.standing = standing;
 }
 
-/** After the handler: the answer gets the request's RateLimit-* headers (when shown) unless it has them. */
+/** After the handler: the answer gets the request's RateLimit-* headers unless it has them. */
 function keepRateLimitHeaders(c: Context<AppEnv>): void {
   const standing = c.get("rateLimitBudgets")?.standing;
-  if (!standing || !showsStanding(standing)) return;
+  if (!standing) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
   const headers = pushRateLimitHeaders([], standing);
@@ -217,7 +208,7 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
  * Charges one point of `key` to `limiter`: THE place where every budget is charged (the shared
  * `rateLimit` middleware and the Evaluation API's key-issuance budget), so a response of a limited
  * route carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the
- * window resets) of its tightest budget once at most half of it is left (showsStanding). Over
+ * window resets) of its tightest budget on every answer. Over
  * budget: 429 `{"error":"Too many requests"}` with `Retry-After` and the same headers; `budget`
  * names it in the rejection metric.
  */
@@ -268,7 +259,7 @@ export async function withRateLimitHeaders(c: Context<AppEnv>, next: () => Promi
  * has set `identity`, to that identity. Mount it globally for the IP budget and
  * again after the auth middleware of authenticated routes for the identity one.
  * Over budget: 429 `{"error":"Too many requests"}` with `Retry-After` seconds; answers carry the
- * RateLimit-* headers once at most half of the budget is left (see `chargeBudget`).
+ * RateLimit-* headers on every answer (see `chargeBudget`).
  */
 export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -13,7 +13,7 @@
  *   version before, when only the checkpoint moved and at most `maxStaleMs` ago (so an indexed
  *   vote shows within maxStaleMs + one computation; an off-chain write is never served stale);
  * - `ETag` (hash of the body, so equal across replicas) and `If-None-Match` → 304;
- *   `Cache-Control: public, no-cache` (clients and proxies may store, must revalidate);
+ *   `Cache-Control: public, max-age=1, stale-while-revalidate=5` (see CACHE_CONTROL);
  * - bounded: at most `maxEntries` responses and `maxBytes` bytes, oldest dropped first, and an
  *   entry is recomputed after `ttlMs` even without a version change (time-dependent fields).
  */
@@ -56,7 +56,11 @@ interface Entry {
 /** "checkpoint:offchain" → "offchain" (see read-version.ts). */
 const offchainPart = (version: string) => version.slice(version.lastIndexOf(":") + 1);
 
-export const CACHE_CONTROL = "public, no-cache";
+/**
+ * Anonymous reads: a reverse proxy or CDN may answer for 1 s and serve the stale copy for 5 s more
+ * while it revalidates (ETag → 304), so it carries load while an indexed vote still shows within ~1 s.
+ */
+export const CACHE_CONTROL = "public, max-age=1, stale-while-revalidate=5";
 export const CACHE_STATUS_HEADER = "x-cache";
 
 /** The largest body also kept as text (CachedAnswer.bodyText). */

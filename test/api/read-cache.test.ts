@@ -89,7 +89,7 @@ describe("read cache", () => {
     expect(first.headers.get(CACHE_STATUS_HEADER)).toBe("miss");
     const etag = first.headers.get("etag");
     expect(etag).toBeTruthy();
-    expect(first.headers.get("cache-control")).toBe("public, no-cache");
+    expect(first.headers.get("cache-control")).toBe("public, max-age=1, stale-while-revalidate=5");
     const firstBody = await body(first);
 
     const second = await r.app.request("/api/v1/public/things?page=1");
@@ -121,7 +121,7 @@ describe("read cache", () => {
       expect(await hit.text()).toBe(firstBody);
       expect(hit.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
       expect(hit.headers.get("etag")).toBe(first.headers.get("etag"));
-      expect(hit.headers.get("cache-control")).toBe("public, no-cache");
+      expect(hit.headers.get("cache-control")).toBe("public, max-age=1, stale-while-revalidate=5");
       expect(hit.headers.get("content-type")).toMatch(/^application\/json/);
       expect(hit.headers.get("content-length")).toBe(String(Buffer.byteLength(firstBody)));
       expect(hit.headers.get("x-request-id")).toBe("hit-1");
