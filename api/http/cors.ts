@@ -39,6 +39,8 @@ export const CORS_EXPOSED_HEADERS = [
   "X-Request-Id",
   "X-Cache",
   "Idempotent-Replayed",
+  "X-Indexed-Block",
+  "X-Indexed-Block-Timestamp",
 ];
 
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

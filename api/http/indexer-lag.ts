@@ -91,7 +91,7 @@ function decodeCheckpoint(checkpoint: string): { timestamp: number; block: numbe
 }
 
 /** The indexed head from the views schema; null before Ponder has a checkpoint. Throws when the database fails. */
-async function indexedHead(pool: pg.Pool, viewsSchema: string): Promise<{ timestamp: number; block: number } | null> {
+export async function indexedHead(pool: pg.Pool, viewsSchema: string): Promise<{ timestamp: number; block: number } | null> {
   const exists = await pool.query<{ found: boolean }>(
     "SELECT to_regclass($1) IS NOT NULL AS found",
     [`"${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint"`],

@@ -1,6 +1,7 @@
 /** Middleware shared by the surfaces; each reads what it needs from `c.get("ctx")`. */
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
+import { awaitMinBlock, indexedBlock, indexedBlockHeaders, parseMinBlock } from "./indexed-block";
 import { assertChainReady } from "./readiness";
 import type { AppEnv, ContextEnv, SurfaceContext } from "./types";
 
@@ -14,11 +15,24 @@ export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHand
   });
 }
 
-/** 503 {"error":"Indexer not ready"} until the indexer's views exist; for routes that read chain tables. */
+/**
+ * For routes that read chain tables: 503 {"error":"Indexer not ready"} until the indexer's views
+ * exist; `?minBlock=N` waits briefly for block N (409 when the indexer has not reached it); the
+ * answer names the indexed block it reflects (`X-Indexed-Block`, api/http/indexed-block.ts).
+ */
 export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
   const { pool, viewsSchema } = c.get("ctx");
   await assertChainReady(pool, viewsSchema, c.get("logger"));
+  const minBlock = parseMinBlock(c.req.query("minBlock"));
+  // read before the handler: the answer reflects at least this block
+  const head = await (minBlock === undefined ? indexedBlock(pool, viewsSchema) : awaitMinBlock(pool, viewsSchema, minBlock)).catch(
+    (error: unknown) => {
+      if (minBlock !== undefined) throw error;
+      return null;
+    },
+  );
   await next();
+  for (const [name, value] of Object.entries(indexedBlockHeaders(head))) c.res.headers.set(name, value);
 });
 
 /** The per-identity budget, after an auth middleware has set `identity`. */
