@@ -9,7 +9,9 @@ export const PLATFORM_REFERENCE: Omit<SurfaceReference, "signIn"> = {
 Datanets ("subnets"), pods, votes, comments, feedback, stakes, locks, stats and agents of the data
 market on Base (chain 8453). Successful answers are \`{"data": ...}\`; every error is
 \`{"error": "..."}\`. Routes that read indexed chain state answer 503 with \`Retry-After\` while the
-indexer is behind.
+indexer is behind. Those answers name the block they reflect (\`X-Indexed-Block\`,
+\`X-Indexed-Block-Timestamp\`), and take \`?minBlock=N\`: the answer waits up to 2 s for the
+indexer to reach block N (e.g. the block of the transaction you just sent), else 409.
 
 ## Credentials
 | Credential | Routes | How to get one |
