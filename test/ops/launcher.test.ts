@@ -13,7 +13,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../ops/net";
+import { freeFixedPort } from "../../ops/net";
 import { PROJECT_ROOT } from "../../ops/indexer";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
 
@@ -83,7 +83,7 @@ async function ready(port: number): Promise<number> {
 beforeAll(async () => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), "launcher-test-"));
   database = await useFreshDatabase();
-  const [a, b, c, d, e] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [a, b, c, d, e] = await Promise.all([freeFixedPort(), freeFixedPort(), freeFixedPort(), freeFixedPort(), freeFixedPort()]);
   ports = { ANVIL_PORT: a, PONDER_PORT: b, PLATFORM_PORT: c, CHAT_PORT: d, EVAL_PORT: e };
 });
 
