@@ -33,17 +33,29 @@ export function stagingViewsSchemaFor(viewsSchema: string, schema: string): stri
 
 const id = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-/** The latest block of `schema`'s checkpoint, or null before Ponder has one. */
-export async function indexedBlockOf(client: pg.ClientBase, schema: string): Promise<number | null> {
+/**
+ * The block (and its time) of `schema`'s Ponder checkpoint, or null before Ponder has one; `schema`
+ * is a Ponder schema or a views schema. The one reader of the checkpoint (the API's lag probe and
+ * block headers use it too). Throws when the database fails.
+ */
+export async function readCheckpoint(
+  db: pg.Pool | pg.ClientBase,
+  schema: string,
+): Promise<{ block: number; timestamp: number } | null> {
   const table = `${id(schema)}."_ponder_checkpoint"`;
-  const exists = await client.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
+  const exists = await db.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
   if (!exists.rows[0]?.found) return null;
-  const { rows } = await client.query<{ latest_checkpoint: string }>(
+  const { rows } = await db.query<{ latest_checkpoint: string }>(
     `SELECT latest_checkpoint FROM ${table} ORDER BY latest_checkpoint LIMIT 1`,
   );
   const checkpoint = rows[0]?.latest_checkpoint;
   // Ponder's checkpoint: 10 digits block timestamp, 16 chain id, 16 block number, then the event
-  return checkpoint ? Number(checkpoint.slice(26, 42)) : null;
+  return checkpoint ? { timestamp: Number(checkpoint.slice(0, 10)), block: Number(checkpoint.slice(26, 42)) } : null;
+}
+
+/** The latest block of `schema`'s checkpoint, or null before Ponder has one. */
+export async function indexedBlockOf(client: pg.ClientBase, schema: string): Promise<number | null> {
+  return (await readCheckpoint(client, schema))?.block ?? null;
 }
 
 /** The Ponder schema the views schema shows (the tables its `_ponder_checkpoint` view reads), or null. */

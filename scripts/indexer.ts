@@ -7,10 +7,10 @@
  * stdout (JSON unless LOG_FORMAT=pretty or a terminal); it exits with Ponder's exit code, and
  * SIGINT/SIGTERM stop it in order (Ponder releases its schema lock).
  */
-import { createPublicClient, http } from "viem";
 import { parseEnv, parseOperatorEnv, processEnv } from "../api/env";
 import { readDeployment } from "../chain/deployments";
-import { primaryRpcUrl } from "../chain/protocol-config";
+import { createChainClient } from "../chain/client";
+import { isLoopbackUrl, primaryRpcUrl } from "../chain/protocol-config";
 import { exitWithUsage, parseCommandLine } from "../ops/cli";
 import { indexerSchemaName } from "../ops/deployment-schema";
 import { startIndexer, type IndexerLogLevel } from "../ops/indexer";
@@ -76,7 +76,7 @@ const indexer = await startIndexer({
 });
 
 const publishing = new AbortController();
-const chain = createPublicClient({ transport: http(rpcUrl, { timeout: 10_000, retryCount: 2 }) });
+const chain = createChainClient({ rpcUrl, local: isLoopbackUrl(rpcUrl) });
 let lastWait = 0;
 void publishWhenCaughtUp({
   databaseUrl: env.DATABASE_URL,

@@ -2,6 +2,7 @@ import { parseEnv, processEnv } from "../env";
 import type pg from "pg";
 import type { PublicClient } from "viem";
 import { createChainClient } from "../../chain/client";
+import { readCheckpoint } from "../../ops/views-publish";
 import { deploymentsFile, readDeployment } from "../../chain/deployments";
 import { isLoopbackUrl, primaryRpcUrl } from "../../chain/protocol-config";
 
@@ -85,23 +86,9 @@ export const chainHeadFromEnvironment: ChainHeadSource = async () => {
   return defaultSource.source();
 };
 
-// Ponder's checkpoint: 10 digits block timestamp, 16 chain id, 16 block number, then the event.
-function decodeCheckpoint(checkpoint: string): { timestamp: number; block: number } {
-  return { timestamp: Number(checkpoint.slice(0, 10)), block: Number(checkpoint.slice(26, 42)) };
-}
-
 /** The indexed head from the views schema; null before Ponder has a checkpoint. Throws when the database fails. */
-export async function indexedHead(pool: pg.Pool, viewsSchema: string): Promise<{ timestamp: number; block: number } | null> {
-  const exists = await pool.query<{ found: boolean }>(
-    "SELECT to_regclass($1) IS NOT NULL AS found",
-    [`"${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint"`],
-  );
-  if (!exists.rows[0]?.found) return null;
-  const result = await pool.query<{ latest_checkpoint: string }>(
-    `SELECT latest_checkpoint FROM "${viewsSchema.replaceAll('"', '""')}"."_ponder_checkpoint" ORDER BY latest_checkpoint LIMIT 1`,
-  );
-  const checkpoint = result.rows[0]?.latest_checkpoint;
-  return checkpoint ? decodeCheckpoint(checkpoint) : null;
+export function indexedHead(pool: pg.Pool, viewsSchema: string): Promise<{ timestamp: number; block: number } | null> {
+  return readCheckpoint(pool, viewsSchema);
 }
 
 export interface IndexerLagProbeOptions {
