@@ -1,6 +1,7 @@
 /** Middleware shared by the surfaces; each reads what it needs from `c.get("ctx")`. */
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
+import { setAnswerHeader } from "./answer-headers";
 import { awaitMinBlock, indexedBlock, indexedBlockHeaders, parseMinBlock } from "./indexed-block";
 import { assertChainReady } from "./readiness";
 import type { AppEnv, ContextEnv, SurfaceContext } from "./types";
@@ -32,7 +33,8 @@ export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
     },
   );
   await next();
-  for (const [name, value] of Object.entries(indexedBlockHeaders(head))) c.res.headers.set(name, value);
+  // (straight onto Node's answer where there is one: no Headers object is built for it)
+  for (const [name, value] of Object.entries(indexedBlockHeaders(head))) setAnswerHeader(c as unknown as Context, name, value);
 });
 
 /** The per-identity budget, after an auth middleware has set `identity`. */
