@@ -3,11 +3,13 @@
  * front of anvil): a rate-limited, timing-out, failing or lagging node makes `verifyTransaction`
  * answer an honest 503 with `Retry-After` or succeed after retrying, never a 400 ("not found") for
  * a transaction that is confirmed; a send whose answer is lost on the way back is settled by its
- * hash, never by a second transaction.
+ * hash, never by a second transaction; the emissions views' contract reads give the chain's values
+ * or an honest 503.
  */
 import { keccak256, maxUint256, parseEther, toHex, type Hash, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreTokenAbi, SubnetManagerAbi } from "../../abis";
+import { createChatChain, type ChatChain } from "../../api/chat/services/chain";
 import { createServerWallet } from "../../api/chat/services/server-wallet";
 import { chainErrorToHttp, HttpError } from "../../api/http/errors";
 import { startRpcSimulator, type RpcSimulator } from "../../bench/rpc-simulator";
@@ -166,5 +168,48 @@ describe("the server wallet through a modelled remote node", () => {
     const receipt = await p.publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
     expect(await p.publicClient.getTransactionCount({ address, blockTag: "pending" })).toBe(before + 1);
+  });
+});
+
+describe("the emissions views' reads through a modelled remote node", () => {
+  /** The reads of an emissions check (api/chat/services/emissions.ts) for pod 1, epochs 0-2. */
+  const reads = (chain: ChatChain) => [
+    chain.currentEpoch(),
+    chain.epochLength(),
+    ...[0n, 1n, 2n].flatMap((epoch) => [
+      chain.podEmissions(1n, epoch),
+      chain.podOwnerClaimable(1n, epoch),
+      chain.hasPodOwnerClaimed(1n, epoch),
+    ]),
+  ];
+  const chatChainOf = (client: PublicClient) =>
+    createChatChain({ protocol: { rpcUrl: node.url, local: true, contracts: devnet.deployment.contracts }, client }, undefined);
+
+  it("a node that rate-limits, fails or drops requests: each read is the chain's value or 503 with Retry-After", async () => {
+    const expected = await Promise.all(reads(chatChainOf(devnet.protocol.publicClient as PublicClient)));
+    const profiles = [
+      { requestsPerSecond: 3, rateLimitCountsCalls: true },
+      { requestsPerSecond: 3, rateLimitCountsCalls: true, retryAfterSeconds: 1 },
+      { status5xxShare: 0.3 },
+      { timeoutShare: 0.3, timeoutHoldMs: 50 },
+    ];
+    for (const profile of profiles) {
+      node.set({ ...profile });
+      node.resetStats();
+      try {
+        const results = await Promise.allSettled(reads(chatChainOf(clientOf(0))));
+        expect(node.stats.rateLimited + node.stats.status5xx + node.stats.timeouts).toBeGreaterThan(0);
+        results.forEach((result, i) => {
+          if (result.status === "fulfilled") expect(result.value).toEqual(expected[i]);
+          else {
+            expect(result.reason).toBeInstanceOf(HttpError);
+            expect((result.reason as HttpError).status).toBe(503);
+            expect(Number((result.reason as HttpError).headers["Retry-After"])).toBeGreaterThanOrEqual(1);
+          }
+        });
+      } finally {
+        node.set({ requestsPerSecond: 0, retryAfterSeconds: undefined, rateLimitCountsCalls: false, status5xxShare: 0, timeoutShare: 0 });
+      }
+    }
   });
 });
