@@ -765,7 +765,10 @@ export interface operations {
     };
     mintPodFromPost: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -796,6 +799,15 @@ export interface operations {
             };
             /** @description Missing, expired or invalid session token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -834,7 +846,10 @@ export interface operations {
     };
     listWalletPods: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -852,6 +867,15 @@ export interface operations {
             };
             /** @description Missing, expired or invalid session token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -882,6 +906,8 @@ export interface operations {
     checkEmissions: {
         parameters: {
             query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
                 /** @description First epoch to scan; default: the oldest epoch with something unclaimed */
                 fromEpoch?: string;
             };
@@ -930,6 +956,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -953,6 +988,8 @@ export interface operations {
     claimEmissions: {
         parameters: {
             query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
                 /** @description First epoch to scan; default: the oldest epoch with something unclaimed */
                 fromEpoch?: string;
             };
@@ -1003,6 +1040,15 @@ export interface operations {
             };
             /** @description No such token on-chain */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2120,7 +2120,10 @@ export interface operations {
     };
     publicStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2136,6 +2139,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["NetworkStats"];
                     };
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2160,7 +2172,10 @@ export interface operations {
     };
     statsSummary: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2180,6 +2195,15 @@ export interface operations {
             };
             /** @description Missing or unknown stats key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2209,7 +2233,10 @@ export interface operations {
     };
     subnetStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The datanet's id (or its tokenId) */
@@ -2248,6 +2275,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -2270,7 +2306,10 @@ export interface operations {
     };
     listMyPods: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2292,6 +2331,15 @@ export interface operations {
             };
             /** @description Missing, expired or invalid credentials: `{"error":"Unauthorized"}` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2354,7 +2402,10 @@ export interface operations {
     };
     listMyVotedPods: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 epochId: number;
@@ -2394,6 +2445,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Indexer not ready */
             503: {
                 headers: {
@@ -2407,7 +2467,10 @@ export interface operations {
     };
     getMyPod: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The pod's id */
@@ -2441,6 +2504,15 @@ export interface operations {
             };
             /** @description Unknown id, or a record of another caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2606,6 +2678,8 @@ export interface operations {
     listPublicPods: {
         parameters: {
             query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
                 page?: number;
                 /** @description 1 to 100 */
                 limit?: number;
@@ -2652,6 +2726,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -2674,7 +2757,10 @@ export interface operations {
     };
     getPublicPod: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The pod's id (or its tokenId) */
@@ -2706,6 +2792,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -2728,7 +2823,10 @@ export interface operations {
     };
     listMySubnets: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2750,6 +2848,15 @@ export interface operations {
             };
             /** @description Missing, expired or invalid credentials: `{"error":"Unauthorized"}` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2812,7 +2919,10 @@ export interface operations {
     };
     getMySubnet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The datanet's id */
@@ -2846,6 +2956,15 @@ export interface operations {
             };
             /** @description Unknown id, or a record of another caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3299,6 +3418,8 @@ export interface operations {
     listPublicSubnets: {
         parameters: {
             query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
                 page?: number;
                 /** @description 1 to 100 */
                 limit?: number;
@@ -3334,6 +3455,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -3356,7 +3486,10 @@ export interface operations {
     };
     getPublicSubnet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The datanet's id (or its tokenId) */
@@ -3388,6 +3521,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -3410,7 +3552,10 @@ export interface operations {
     };
     listComments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The pod's id (uuid) or its on-chain tokenId */
@@ -3460,11 +3605,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createComment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The pod's id (uuid) or its on-chain tokenId */
@@ -3519,11 +3676,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     publicPodVotes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The pod's id (uuid) or its on-chain tokenId */
@@ -3558,6 +3727,15 @@ export interface operations {
             };
             /** @description Pod not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3806,7 +3984,10 @@ export interface operations {
     };
     listLocks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 address: string;
@@ -3839,6 +4020,15 @@ export interface operations {
             };
             /** @description Missing or invalid cookie */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3994,7 +4184,10 @@ export interface operations {
     };
     listAgentSubnets: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4012,6 +4205,15 @@ export interface operations {
                             subnets: components["schemas"]["SubnetSummary"][];
                         };
                     };
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Indexer not ready */
@@ -4358,7 +4560,10 @@ export interface operations {
     };
     listPackages: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The datanet's id (uuid) or its on-chain tokenId */
@@ -4390,6 +4595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Indexer not ready */
             503: {
                 headers: {
@@ -4403,7 +4617,10 @@ export interface operations {
     };
     createOrder: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The caller's own agent id */
@@ -4470,6 +4687,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Chain or indexer unavailable */
             503: {
                 headers: {
@@ -4483,7 +4709,10 @@ export interface operations {
     };
     listOrders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The caller's own agent id */
@@ -4535,6 +4764,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Indexer not ready */
             503: {
                 headers: {
@@ -4548,7 +4786,10 @@ export interface operations {
     };
     getDataset: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 /** @description The caller's own agent id */
@@ -4620,7 +4861,10 @@ export interface operations {
     };
     getWalletClaimable: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
             header?: never;
             path: {
                 address: string;
@@ -4703,6 +4947,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -4726,6 +4979,8 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
                 /** @description Only events of this datanet (its subnetId): publication, pods minted or republished into it, votes, claims, access */
                 datanet?: string;
                 /** @description Only events of this pod (its token id): mint, republish, invalidation, votes, claims */
@@ -4769,6 +5024,15 @@ export interface operations {
             };
             /** @description Invalid filter or Last-Event-ID */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

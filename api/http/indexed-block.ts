@@ -8,6 +8,7 @@
 import type pg from "pg";
 import { HttpError, badRequest } from "./errors";
 import { indexedHead } from "./indexer-lag";
+import { errorResponse } from "./openapi";
 
 /** How long one reading of the checkpoint serves concurrent requests. */
 const CACHE_MS = 200;
@@ -56,3 +57,17 @@ export async function awaitMinBlock(pool: pg.Pool, viewsSchema: string, minBlock
 export function indexedBlockHeaders(head: Head): Record<string, string> {
   return head ? { "X-Indexed-Block": String(head.block), "X-Indexed-Block-Timestamp": String(head.timestamp) } : {};
 }
+
+/** What the OpenAPI document of a chain-backed route says of `?minBlock` (api/http/route.ts adds it). */
+export const MIN_BLOCK_DOCS = {
+  parameter: {
+    name: "minBlock",
+    in: "query",
+    required: false,
+    description:
+      "Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 " +
+      "with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`.",
+    schema: { type: "string", pattern: "^\\d{1,15}$", example: "12345678" },
+  },
+  responses: { 409: errorResponse("The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block") },
+} as const;

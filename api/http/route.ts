@@ -13,6 +13,8 @@
  */
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { MIN_BLOCK_DOCS } from "./indexed-block";
+import { chainReady } from "./middleware";
 
 type Responses = RouteConfig["responses"];
 // biome-ignore lint/suspicious/noExplicitAny: any middleware env, as RouteConfig["middleware"] accepts
@@ -44,6 +46,8 @@ export function routeKind<const M extends AnyMiddleware[], const R extends Respo
     spec: S,
   ) => {
     const { responses, ...own } = spec;
+    // a route that reads chain tables takes `?minBlock` (chainReady) and may answer its 409
+    const chainBacked = kind.middleware.includes(chainReady);
     return createRoute({
       operationId,
       middleware: kind.middleware,
@@ -52,7 +56,8 @@ export function routeKind<const M extends AnyMiddleware[], const R extends Respo
       tags: kind.tags,
       ...(own as Omit<S, "responses">),
       ...(kind.security ? { security: kind.security } : {}),
-      responses: { ...kind.responses, ...responses } as Merged<R, S["responses"]>,
+      ...(chainBacked ? { parameters: [MIN_BLOCK_DOCS.parameter] } : {}),
+      responses: { ...kind.responses, ...(chainBacked ? MIN_BLOCK_DOCS.responses : {}), ...responses } as Merged<R, S["responses"]>,
     });
   };
 }

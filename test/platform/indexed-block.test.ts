@@ -67,3 +67,17 @@ describe("answers that name their block", () => {
     }
   });
 });
+
+describe("the OpenAPI document declares ?minBlock", () => {
+  type Operation = { operationId: string; parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> };
+  it("on every chain-backed operation (with its 409), and on no other", async () => {
+    const document = (await (await fetch(`${stack.platformUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    const declaring = operations.filter((op) => op.parameters?.some((p) => p.name === "minBlock" && p.in === "query"));
+    const ids = declaring.map((op) => op.operationId);
+    // the reads of the answers above, and none of the routes that read no chain table
+    expect(ids).toEqual(expect.arrayContaining(["listPublicPods", "listPublicSubnets", "publicStats"]));
+    expect(ids).not.toContain("registerAgent");
+    for (const op of declaring) expect(Object.keys(op.responses), op.operationId).toContain("409");
+  });
+});
