@@ -7,6 +7,9 @@
  *                         distinct query strings: Ponder rate-limits each URL separately.
  *                         Falls back to the deployments file's rpcUrl.
  *   PONDER_RPC_LANES      lanes for a single loopback URL (1 = no expansion).
+ *   PONDER_POLLING_INTERVAL_MS  how often the live sync asks for the head (default: Ponder's
+ *                         1,000 on a remote chain, 200 on a local one); a provider that bills
+ *                         each call makes 86,400 head polls a day at 1,000.
  *   PONDER_RPC_CACHE      "1" keeps Ponder's RPC cache (schema ponder_sync) on for a loopback
  *                         URL too. Off by default for a local chain: a restarted anvil reuses
  *                         block numbers, and the cache is keyed by (chain id, block number).
@@ -76,6 +79,13 @@ export function parseRpcUrls(value: string | undefined, lanes = DEFAULT_LOCAL_RP
   });
 }
 
+function parsePollingInterval(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 50 || ms > 60_000) throw new Error(`PONDER_POLLING_INTERVAL_MS must be an integer from 50 to 60000, got ${value}`);
+  return ms;
+}
+
 function parseLanes(value: string | undefined): number {
   if (value === undefined || value.trim() === "") return DEFAULT_LOCAL_RPC_LANES;
   const lanes = Number(value);
@@ -115,7 +125,7 @@ export function loadPonderEnv(env: NodeJS.ProcessEnv = processEnv()): PonderEnv 
     rpcUrls,
     localRpc,
     rpcCache: !localRpc || cacheFlag === "1" || cacheFlag === "true",
-    pollingIntervalMs: localRpc ? LOCAL_POLLING_INTERVAL_MS : undefined,
+    pollingIntervalMs: parsePollingInterval(env.PONDER_POLLING_INTERVAL_MS) ?? (localRpc ? LOCAL_POLLING_INTERVAL_MS : undefined),
     databaseUrl,
     contracts: resolveContracts(env, deployment, file),
   };

@@ -114,6 +114,24 @@ describe("loadPonderEnv", () => {
     expect(env.contracts.PodManager).toEqual({ address: A(5), startBlock: 100 });
   });
 
+  it("PONDER_POLLING_INTERVAL_MS sets the head polling of either kind of chain; a bad value is refused by name", () => {
+    const remote = {
+      DATABASE_URL: "postgres://x/y",
+      DEPLOYMENTS_FILE: "/nonexistent/deployments.json",
+      PONDER_RPC_URL_8453: "https://a.example",
+      CORE_TOKEN_ADDRESS: A(1),
+      VE_CORE_ADDRESS: A(3),
+      SUBNET_MANAGER_ADDRESS: A(4),
+      POD_MANAGER_ADDRESS: A(5),
+      START_BLOCK: "100",
+    };
+    expect(loadPonderEnv({ ...remote, PONDER_POLLING_INTERVAL_MS: "2000" }).pollingIntervalMs).toBe(2000);
+    expect(loadPonderEnv({ DATABASE_URL: "postgres://x/y", DEPLOYMENTS_FILE: deploymentsFile(), PONDER_POLLING_INTERVAL_MS: "500" }).pollingIntervalMs).toBe(500);
+    for (const bad of ["abc", "10", "1.5", "100000"]) {
+      expect(() => loadPonderEnv({ ...remote, PONDER_POLLING_INTERVAL_MS: bad })).toThrow(/PONDER_POLLING_INTERVAL_MS/);
+    }
+  });
+
   it("requires DATABASE_URL and an RPC", () => {
     expect(() => loadPonderEnv({ DEPLOYMENTS_FILE: deploymentsFile() })).toThrow(/DATABASE_URL/);
     expect(() =>
