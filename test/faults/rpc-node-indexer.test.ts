@@ -20,6 +20,28 @@ import { startIndexer, type Indexer } from "../../ops/indexer";
 import { startDevnet, type Devnet } from "../support/chain";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
 
+/** Caps of ranges, results and batches, with a node of the pool behind. */
+const CAPS_AND_LAG: Partial<RpcSimulatorProfile> = {
+  maxBlockRange: 60,
+  rangeErrorStyle: "quicknode",
+  maxResults: 12,
+  resultErrorStyle: "geth",
+  lagBlocks: 2,
+  lagShare: 0.2,
+  maxBatchSize: 3,
+};
+/** Rate limits, failures, dropped connections and an uneven round trip. */
+const LIMITS_AND_FAILURES: Partial<RpcSimulatorProfile> = {
+  requestsPerSecond: 60,
+  rateLimitCountsCalls: true,
+  retryAfterSeconds: 1,
+  status5xxShare: 0.05,
+  timeoutShare: 0.01,
+  timeoutHoldMs: 300,
+  latencyMs: 5,
+  jitterMs: 10,
+};
+
 /** What hosted Base endpoints and busy self-hosted nodes do (values scaled to a short chain). */
 const PROFILES: Record<string, Partial<RpcSimulatorProfile>> = {
   // a block-range cap far below Ponder's first interval, and a result cap, each with a provider's wording
@@ -31,34 +53,9 @@ const PROFILES: Record<string, Partial<RpcSimulatorProfile>> = {
   // Alchemy names the range that works, here a single block: Ponder took [b, b] for a chunk size of
   // 0 blocks and looped until its heap was full (patched: at least one block)
   "one block per eth_getLogs (Alchemy's wording)": { maxBlockRange: 1, rangeErrorStyle: "alchemy" },
-  "caps, lag and a batch cap together": { maxBlockRange: 60, rangeErrorStyle: "quicknode", maxResults: 12, resultErrorStyle: "geth", lagBlocks: 2, lagShare: 0.2, maxBatchSize: 3 },
-  "429 with Retry-After, 5xx, drops and jitter together": {
-    requestsPerSecond: 60,
-    rateLimitCountsCalls: true,
-    retryAfterSeconds: 1,
-    status5xxShare: 0.05,
-    timeoutShare: 0.01,
-    timeoutHoldMs: 300,
-    latencyMs: 5,
-    jitterMs: 10,
-  },
-  "every fault at once": {
-    maxBlockRange: 60,
-    rangeErrorStyle: "quicknode",
-    maxResults: 12,
-    resultErrorStyle: "geth",
-    lagBlocks: 2,
-    lagShare: 0.2,
-    maxBatchSize: 3,
-    requestsPerSecond: 60,
-    rateLimitCountsCalls: true,
-    retryAfterSeconds: 1,
-    status5xxShare: 0.05,
-    timeoutShare: 0.01,
-    timeoutHoldMs: 300,
-    latencyMs: 5,
-    jitterMs: 10,
-  },
+  "caps, lag and a batch cap together": CAPS_AND_LAG,
+  "429 with Retry-After, 5xx, drops and jitter together": LIMITS_AND_FAILURES,
+  "every fault at once": { ...CAPS_AND_LAG, ...LIMITS_AND_FAILURES },
 };
 
 /** A profile that only lags (the others inject faults Ponder counts; a lagging answer is no error). */
