@@ -59,7 +59,8 @@ export async function startApiReplica(name: string, dir: string, env: Record<str
     stdio: ["ignore", out, out],
   });
   fs.closeSync(out);
-  await waitFor(`http://127.0.0.1:${evalPort}/health`, 60_000, child, log);
+  // generous: tsx compiles the API at start, slow on a busy CI machine
+  await waitFor(`http://127.0.0.1:${evalPort}/health`, 180_000, child, log);
   return { name, platform, chat, eval: evalPort, process: child, log };
 }
 
@@ -77,7 +78,7 @@ export function findNginx(): string | undefined {
   return candidates.map((dir) => path.join(dir, "nginx")).find((file) => fs.existsSync(file));
 }
 
-export interface Proxy {
+export interface NginxProxy {
   eval: number;
   platform: number;
   stop(): Promise<void>;
@@ -89,7 +90,7 @@ export interface Proxy {
  * test's X-Forwarded-For (as behind a CDN), so each scenario is its own client, and the replica
  * that answered in `X-Upstream`.
  */
-export async function startNginx(binary: string, dir: string, replicas: ApiReplica[]): Promise<Proxy> {
+export async function startNginx(binary: string, dir: string, replicas: ApiReplica[]): Promise<NginxProxy> {
   const [evalPort, platformPort] = [await freePort(), await freePort()];
   const upstream = (name: string, port: (r: ApiReplica) => number) =>
     `upstream ${name} { ${replicas.map((r) => `server 127.0.0.1:${port(r)} max_fails=1 fail_timeout=10s;`).join(" ")} keepalive 16; }`;
