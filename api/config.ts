@@ -9,6 +9,8 @@ export interface RedisRateLimitConfig {
   keyPrefix: string;
   /** While Redis is unreachable: count per replica in memory (`open`) or answer 503 (`closed`). */
   failure: "open" | "closed";
+  /** A command unanswered for this long counts as Redis being down. */
+  commandTimeoutMs: number;
 }
 
 export interface ApiConfig {
@@ -47,7 +49,7 @@ export function loadConfig(env: RawEnv = processEnv()): ApiConfig {
     logFormat: logFormatFrom({ LOG_FORMAT: e.LOG_FORMAT }),
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
-    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, failure: e.REDIS_RATE_LIMIT_FAILURE } : undefined,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, failure: e.REDIS_RATE_LIMIT_FAILURE, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS } : undefined,
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
   };

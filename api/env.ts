@@ -121,6 +121,8 @@ const serverVariables = {
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default("datamarket"),
   /** While Redis is unreachable: `open` counts per replica in memory, `closed` answers 503 with Retry-After. */
   REDIS_RATE_LIMIT_FAILURE: z.enum(["open", "closed"]).default("open"),
+  /** A Redis command unanswered for this long counts as Redis being down (then REDIS_RATE_LIMIT_FAILURE applies). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** When true, the client IP is the last X-Forwarded-For entry, the one the nearest proxy appended; only behind a proxy. */
   TRUST_PROXY: z.stringbool().default(false),
   /** /ready is 503 while the indexed head trails the chain head by more than this many blocks… */

@@ -91,7 +91,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler
     const chain = loadApiChain();
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
-    if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger });
+    if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis };
     platformApp = createPlatformApp(deps);
     preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));

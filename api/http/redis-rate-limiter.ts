@@ -6,7 +6,7 @@
  *
  * While Redis cannot be reached, REDIS_RATE_LIMIT_FAILURE decides: `open` (default) counts each
  * replica on its own in memory (the budget is then per replica until Redis is back); `closed`
- * answers 503 with Retry-After (never 5xx otherwise). A command waits at most `commandTimeoutMs`,
+ * answers 503 with Retry-After (never 5xx otherwise). A command waits at most REDIS_COMMAND_TIMEOUT_MS,
  * and nothing is queued while disconnected, so a dead Redis never holds a request.
  */
 import { Redis } from "ioredis";
@@ -45,7 +45,7 @@ export function connectRateLimitRedis(url: string, options: RedisConnectionOptio
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    commandTimeout: options.commandTimeoutMs ?? 1_000,
     connectTimeout: 2_000,
     // reconnect forever, at most every 2 s
     retryStrategy: (times) => Math.min(times * 100, 2_000),
