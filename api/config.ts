@@ -3,6 +3,16 @@ import { assertProductionSafe, parseEnv, processEnv, type CorsOrigins, type LogF
 
 export type { LogFormat, LogLevel };
 
+export interface RedisRateLimitConfig {
+  url: string;
+  /** Prepended to every key (`<prefix>:<surface>:<key>`), so deployments or tests sharing one Redis stay apart. */
+  keyPrefix: string;
+  /** While Redis is unreachable: count per replica in memory (`open`) or answer 503 (`closed`). */
+  failure: "open" | "closed";
+  /** A command unanswered for this long counts as Redis being down. */
+  commandTimeoutMs: number;
+}
+
 export interface ApiConfig {
   databaseUrl: string | undefined;
   /** The address the three surfaces bind (HOST, default 127.0.0.1). */
@@ -14,6 +24,8 @@ export interface ApiConfig {
   logFormat: LogFormat;
   rateLimit: { points: number; windowSeconds: number };
   trustProxy: boolean;
+  /** REDIS_URL and its settings: the rate-limit budgets are counted in Redis (api/http/redis-rate-limiter.ts). */
+  redis: RedisRateLimitConfig | undefined;
   /** CORS_ORIGINS: who may call the surfaces from a browser (see api/http/cors.ts). */
   corsOrigins: CorsOrigins;
   /** METRICS_TOKEN: the Bearer token `/metrics` requires, if any (see api/http/metrics.ts). */
@@ -37,6 +49,7 @@ export function loadConfig(env: RawEnv = processEnv()): ApiConfig {
     logFormat: logFormatFrom({ LOG_FORMAT: e.LOG_FORMAT }),
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, failure: e.REDIS_RATE_LIMIT_FAILURE, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS } : undefined,
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
   };

@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
@@ -22,6 +23,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Defaults to a PostgreSQL-backed limiter shared by all replicas; tests may pass a memory one. */
   rateLimiter?: RateLimiterAbstract;
+  /** The process's Redis connection when REDIS_URL is set: the surfaces' budgets are counted there. */
+  redis?: Redis;
   /**
    * The process's chain, built once where the process is assembled (api/server.ts) and shared by
    * the surfaces and the reorg reconciler. Absent (tests, no chain configured at start): a surface

@@ -112,6 +112,17 @@ const serverVariables = {
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   RATE_LIMIT_POINTS: positiveInt.default(120),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /**
+   * Redis for the rate-limit budgets (`redis://[:password@]host:port[/db]`): one exact count per
+   * IP and identity across every replica. Unset: counted in process and synced to PostgreSQL.
+   */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Prefix of every rate-limit key in Redis, so deployments sharing one Redis stay apart. */
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default("datamarket"),
+  /** While Redis is unreachable: `open` counts per replica in memory, `closed` answers 503 with Retry-After. */
+  REDIS_RATE_LIMIT_FAILURE: z.enum(["open", "closed"]).default("open"),
+  /** A Redis command unanswered for this long counts as Redis being down (then REDIS_RATE_LIMIT_FAILURE applies). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** When true, the client IP is the last X-Forwarded-For entry, the one the nearest proxy appended; only behind a proxy. */
   TRUST_PROXY: z.stringbool().default(false),
   /** /ready is 503 while the indexed head trails the chain head by more than this many blocks… */
@@ -321,6 +332,7 @@ export function parseOperatorEnv(env: RawEnv = processEnv()): OperatorEnv {
  */
 export const FILE_VARIABLES = [
   "DATABASE_URL",
+  "REDIS_URL",
   "METRICS_TOKEN",
   "IDP_PUBLIC_KEY",
   "STATS_API_KEYS",

@@ -5,6 +5,7 @@ import { startEmbeddedPostgres, type DatabaseHandle } from "../ops/postgres";
 import { createChatApp } from "./chat/app";
 import type { ApiConfig } from "./config";
 import { createDb } from "./db/client";
+import { connectRateLimitRedis } from "./http/redis-rate-limiter";
 import { runMigrations } from "./db/migrate";
 import { type ApiDeps, loadApiChain } from "./deps";
 import { createEvalApp, createEvalSettlementWorker } from "./eval/app";
@@ -63,6 +64,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     : await startEmbeddedPostgres();
   const servers: ServerType[] = [];
   let pool: ApiDeps["pool"] | undefined;
+  let redis: ApiDeps["redis"];
   let settlementWorker: SettlementWorker | null = null;
   let reconciler: ReorgReconciler | undefined;
   let platformApp: ReturnType<typeof createPlatformApp> | undefined;
@@ -74,6 +76,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     platformApp?.close();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
+    redis?.disconnect();
     await database.stop();
   };
 
@@ -88,7 +91,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler
     const chain = loadApiChain();
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
-    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain };
+    if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
+    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis };
     platformApp = createPlatformApp(deps);
     preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
     servers.push(await serveApp(platformApp, config.host, config.ports.platform));

@@ -8,7 +8,7 @@ import { isDocsPath } from "../http/docs";
 import { provideContext } from "../http/middleware";
 import { observeServerWallet } from "../http/metrics";
 import { jsonContent } from "../http/openapi";
-import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
 import { healthSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
 import { loadChatConfig, type ChatConfig } from "./config";
@@ -78,8 +78,7 @@ export function createChatApp(deps: ApiDeps & { startedAt?: Date; chat?: ChatApp
     surface: { name: "chat", config: apiConfig },
   });
   const limiter =
-    deps.rateLimiter ??
-    createBatchedRateLimiter({ pool, ...apiConfig.rateLimit, keyPrefix: "chat", logger: deps.logger });
+deps.rateLimiter ?? createSurfaceRateLimiter(deps, "chat");
   const ipAndIdentityLimit = rateLimit(limiter, {
     trustProxy: apiConfig.trustProxy,
     skip: (c) => PROBE_PATHS.has(c.req.path) || isDocsPath(c.req.path),

@@ -6,7 +6,7 @@ import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
 import { provideContext } from "../http/middleware";
 import { observeSettlementQueue } from "../http/metrics";
-import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { loadEvalConfig, type EvalConfig } from "./config";
@@ -50,7 +50,7 @@ export function createEvalApp(deps: EvalDeps) {
     bodyLimitExempt: (c) => c.req.method === "PUT" && c.req.path.startsWith(`${EVAL_BASE_PATH}/storage/uploads/`),
     surface: { name: "eval", config },
   });
-  const limiter = deps.rateLimiter ?? createBatchedRateLimiter({ pool, ...config.rateLimit, keyPrefix: "eval", logger: deps.logger });
+  const limiter = deps.rateLimiter ?? createSurfaceRateLimiter(deps, "eval");
   const keyIssuanceLimiter =
     deps.keyIssuanceLimiter ?? createPostgresRateLimiter(pool, { ...evalConfig.keys.rateLimit, keyPrefix: "eval-keys" });
   const rateLimitByIpAndIdentity = rateLimit(limiter, { trustProxy: config.trustProxy });

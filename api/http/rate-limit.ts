@@ -7,11 +7,15 @@ import type pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimits } from "../db/offchain/shared";
 import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
-import { tooManyRequests } from "./errors";
+import { serviceUnavailable, tooManyRequests } from "./errors";
+import { RateLimitStoreUnavailable } from "./redis-rate-limiter";
 import { countRateLimitRejection } from "./metrics";
 import { BatchedRateLimiter } from "./batched-rate-limiter";
 import type { AppEnv, BudgetStanding, RequestBudgets } from "./types";
 import { requestHeaderOf } from "./request-headers";
+
+/** Retry-After of a fail-closed 503 while the rate-limit store is down (Redis reconnects within seconds). */
+const STORE_DOWN_RETRY_SECONDS = 5;
 
 export interface RateLimitSettings {
   points: number;
@@ -231,6 +235,10 @@ export function chargeBudget(
     (rejection: unknown) => {
       if (rejection instanceof RateLimiterRes) {
         reject(c, limiter.points, rejection.remainingPoints, rejection.msBeforeNext, budget);
+      }
+      if (rejection instanceof RateLimitStoreUnavailable) {
+        c.get("logger")?.warn({}, "rate-limit store unavailable; refusing (REDIS_RATE_LIMIT_FAILURE=closed)");
+        throw serviceUnavailable("Rate limiting is unavailable; try again shortly", STORE_DOWN_RETRY_SECONDS);
       }
       // Not a verdict but a store failure the insurance limiter could not absorb: let the request through.
       c.get("logger")?.warn({ err: rejection }, "rate limiter unavailable");

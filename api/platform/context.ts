@@ -23,7 +23,7 @@ import type { DocsSignIn } from "../http/docs";
 import { parseEnv, processEnv } from "../env";
 import { localStatsApiKey } from "../http/auth/stats-key";
 import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
-import { createBatchedRateLimiter } from "../http/batched-rate-limiter";
+import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { observeBulkhead } from "../http/metrics";
 import { rateLimit } from "../http/rate-limit";
 import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
@@ -172,8 +172,7 @@ export function createPlatformServices(deps: PlatformDeps): PlatformServices {
   const platform = deps.platform ?? createPlatformContext({ logger: deps.logger, chain: deps.chain });
   // counted in process, synced to PostgreSQL in batches: no database write per request
   const limiter =
-    deps.rateLimiter ??
-    createBatchedRateLimiter({ pool: deps.pool, ...deps.config.rateLimit, keyPrefix: "platform", logger: deps.logger });
+deps.rateLimiter ?? createSurfaceRateLimiter(deps, "platform");
   const agents = deps.agentsConfig ?? platform.agents;
   const datasetDownloads = createBulkhead(agents.datasetDownloads);
   observeBulkhead("dataset_downloads", datasetDownloads);
