@@ -30,6 +30,8 @@ export interface ApiConfig {
   corsOrigins: CorsOrigins;
   /** METRICS_TOKEN: the Bearer token `/metrics` requires, if any (see api/http/metrics.ts). */
   metricsToken: string | undefined;
+  /** SHUTDOWN_DRAIN_MS: how long a stopping process keeps serving, not ready, closing each connection after its answer. */
+  shutdownDrainMs: number;
 }
 
 /**
@@ -52,5 +54,6 @@ export function loadConfig(env: RawEnv = processEnv()): ApiConfig {
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, failure: e.REDIS_RATE_LIMIT_FAILURE, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS } : undefined,
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
   };
 }

@@ -31,6 +31,8 @@ export interface ApiDeps {
    * reads the environment's chain itself.
    */
   chain?: ApiChain;
+  /** Set by the process while it drains before closing (api/server.ts): /ready answers 503. */
+  lifecycle?: { draining: boolean };
 }
 
 /**

@@ -125,6 +125,12 @@ const serverVariables = {
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** When true, the client IP is the last X-Forwarded-For entry, the one the nearest proxy appended; only behind a proxy. */
   TRUST_PROXY: z.stringbool().default(false),
+  /**
+   * On SIGTERM, keep serving this long before closing: /ready answers 503 and every answer closes
+   * its connection, so a proxy stops reusing kept-alive connections (a POST sent on one the
+   * server has just closed cannot be retried elsewhere). 0: close at once. Behind a proxy: 2000.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** /ready is 503 while the indexed head trails the chain head by more than this many blocks… */
   INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(10),
   /** …or this many seconds of chain time. */

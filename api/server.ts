@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServerType } from "@hono/node-server";
 import type { Logger } from "pino";
@@ -35,6 +36,14 @@ function urlOf(server: ServerType, host: string): string {
   return `http://${hostPart}:${(server.address() as AddressInfo).port}`;
 }
 
+/** While `lifecycle.draining`, each answer tells its client to close the connection after it. */
+function closeConnectionsWhileDraining(server: ServerType, lifecycle: { draining: boolean }): ServerType {
+  server.prependListener("request", (_request: IncomingMessage, response: ServerResponse) => {
+    if (lifecycle.draining) response.setHeader("Connection", "close");
+  });
+  return server;
+}
+
 function closeServer(server: ServerType): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
@@ -69,7 +78,14 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
   let reconciler: ReorgReconciler | undefined;
   let platformApp: ReturnType<typeof createPlatformApp> | undefined;
 
+  const lifecycle = { draining: false };
   const close = async () => {
+    if (!lifecycle.draining && config.shutdownDrainMs > 0 && servers.length > 0) {
+      // not ready, and every answer closes its connection, while a proxy moves to the other replicas
+      lifecycle.draining = true;
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    }
+    lifecycle.draining = true;
     await settlementWorker?.stop();
     await reconciler?.stop();
     // first: the event streams end now instead of holding their connections for the grace period
@@ -92,12 +108,16 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     const chain = loadApiChain();
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
     if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
-    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis };
+    const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis, lifecycle };
     platformApp = createPlatformApp(deps);
     preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
-    servers.push(await serveApp(platformApp, config.host, config.ports.platform));
-    servers.push(await serveApp(createChatApp(deps), config.host, config.ports.chat));
-    servers.push(await serveApp(createEvalApp(deps), config.host, config.ports.eval));
+    for (const [app, port] of [
+      [platformApp, config.ports.platform],
+      [createChatApp(deps), config.ports.chat],
+      [createEvalApp(deps), config.ports.eval],
+    ] as const) {
+      servers.push(closeConnectionsWhileDraining(await serveApp(app, config.host, port), lifecycle));
+    }
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
     reconciler = startReorgReconciler(deps);

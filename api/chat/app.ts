@@ -132,6 +132,7 @@ deps.rateLimiter ?? createSurfaceRateLimiter(deps, "chat");
     pool,
     viewsSchema: apiConfig.ponderViewsSchema,
     ponderUrl: apiConfig.ponderUrl,
+    draining: () => deps.lifecycle?.draining === true,
   });
   for (const router of [authRouter, podsRouter, emissionsRouter, chatRouter]) app.route("/", router);
   mountReference(app, CHAT_REFERENCE);

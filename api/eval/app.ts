@@ -89,7 +89,13 @@ export function createEvalApp(deps: EvalDeps) {
     name: "x-api-key",
     description: "`x-api-key: <API key>`",
   });
-  registerReadiness(app, { surface: "Eval", pool, viewsSchema: config.ponderViewsSchema, ponderUrl: config.ponderUrl });
+  registerReadiness(app, {
+    surface: "Eval",
+    pool,
+    viewsSchema: config.ponderViewsSchema,
+    ponderUrl: config.ponderUrl,
+    draining: () => deps.lifecycle?.draining === true,
+  });
   registerHealth(app, { surface: "Eval", service: "eval-api", pool, viewsSchema: config.ponderViewsSchema });
   mountReference(app, EVAL_REFERENCE);
   return app;

@@ -222,6 +222,8 @@ export interface ReadinessOptions {
   ponderUrl: string;
   /** Default: the process's probe of this pool and views schema. */
   indexerLag?: IndexerLagProbe;
+  /** The process is stopping (SHUTDOWN_DRAIN_MS): not ready, whatever else holds. */
+  draining?: () => boolean;
 }
 
 /**
@@ -252,11 +254,13 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
     const [status, progress] = await Promise.all([statusPromise, progressPromise]);
     const lagging = lag !== undefined && !lag.withinBounds;
     const restarts = indexerRestarts();
-    const ready = database === "ok" && indexerReady && !lagging && !restarts.crashLoop;
+    const draining = options.draining?.() === true;
+    const ready = database === "ok" && indexerReady && !lagging && !restarts.crashLoop && !draining;
     const backfill = progress === undefined ? "" : `; backfill at ${describeProgress(progress)}`;
     // the crash loop first: it is why the views are missing or the lag grows
-    const reason =
-      database === "unavailable"
+    const reason = draining
+      ? "Shutting down"
+      : database === "unavailable"
         ? "Database unavailable"
         : restarts.crashLoop
           ? restarts.reason

@@ -80,7 +80,13 @@ export function createPlatformApp(deps: PlatformDeps) {
   app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);
   const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH, ctx.platform.config.readCache);
   if (readCache) app.use(`${PLATFORM_BASE_PATH}/*`, readCache.middleware);
-  registerReadiness(app, { surface: "Platform", pool: ctx.pool, viewsSchema: ctx.viewsSchema, ponderUrl: deps.config.ponderUrl });
+  registerReadiness(app, {
+    surface: "Platform",
+    pool: ctx.pool,
+    viewsSchema: ctx.viewsSchema,
+    ponderUrl: deps.config.ponderUrl,
+    draining: () => deps.lifecycle?.draining === true,
+  });
   registerHealth(app, { surface: "Platform", service: "platform-api", pool: ctx.pool, viewsSchema: ctx.viewsSchema });
   for (const router of routers) app.route(PLATFORM_BASE_PATH, router);
   app.openAPIRegistry.registerComponent("securitySchemes", "idpCookie", IDP_COOKIE_SCHEME);

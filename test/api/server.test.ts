@@ -138,4 +138,18 @@ describe("the API process", () => {
       spy.mockRestore();
     }
   });
+
+  it("SHUTDOWN_DRAIN_MS: a stopping process first serves on, not ready, closing each connection after its answer", async () => {
+    const draining = await startTestApi(database.url, { SHUTDOWN_DRAIN_MS: "1500" });
+    const closing = draining.close();
+    const ready = await fetch(`${draining.urls.platform}/ready`);
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get("connection")).toBe("close");
+    expect(((await ready.json()) as { reason?: string }).reason).toBe("Shutting down");
+    const other = await fetch(`${draining.urls.eval}/health`);
+    expect(other.status).toBe(200);
+    expect(other.headers.get("connection")).toBe("close");
+    await closing;
+    await expect(fetch(`${draining.urls.platform}/health`)).rejects.toThrow();
+  });
 });

@@ -16,7 +16,7 @@ export interface ChainlessApi {
 }
 
 /** The server on `databaseUrl` with free ports, no logs and no Ponder to ask (PONDER_URL points nowhere). */
-export function startTestApi(databaseUrl: string): Promise<ApiServer> {
+export function startTestApi(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiServer> {
   return startApiServer(
     loadConfig({
       DATABASE_URL: databaseUrl,
@@ -25,6 +25,7 @@ export function startTestApi(databaseUrl: string): Promise<ApiServer> {
       CHAT_PORT: "0",
       EVAL_PORT: "0",
       PONDER_URL: "http://127.0.0.1:9",
+      ...env,
     }),
   );
 }
