@@ -17,12 +17,11 @@ import {
   findSubnetDraftByTokenId,
   insertSubnetDraft,
   insertSubnetParameterUpdate,
-  insertVerifiedTransaction,
-  isTransactionUsed,
   setSubnetPublished,
   type Executor,
   type SubnetDraftRow,
 } from "../repositories/subnets";
+import { insertVerifiedTransaction, isTransactionUsed } from "../../ledger/records";
 import type { SubnetDraftBody } from "../schemas/drafts";
 import { subnetNotFound } from "./refs";
 
