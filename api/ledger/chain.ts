@@ -4,13 +4,18 @@
  * (`TxVerificationError`, `ChainUnavailableError`): `record()` answers them as 400 / 503, the
  * reconciler's re-check reads the first as a changed fact and the second as "ask again later".
  */
-import type { Abi, ContractEventName } from "viem";
+import type { Abi, Address, ContractEventName, PublicClient } from "viem";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { verifyTransaction, type TxExpectation, type VerifiedTx } from "../../chain/verify-tx";
-import type { ApiChain } from "../deps";
+
+/** The read client and the protocol contracts whose transactions back records (an `ApiChain` is one). */
+export type LedgerChain = {
+  client: PublicClient;
+  protocol: { contracts: Record<"PodManager" | "SubnetManager" | "CoreToken", { address: Address }> };
+};
 
 /** What the ledger needs of a surface: its chain and the confirmations a first check asks for. */
-export type LedgerContext = { chain(): ApiChain; config: { txMinConfirmations: number } };
+export type LedgerContext = { chain(): LedgerChain; config: { txMinConfirmations: number } };
 
 /** The protocol contracts whose transactions back records, with their ABIs. */
 const RECORDED_CONTRACTS = { PodManager: PodManagerAbi, SubnetManager: SubnetManagerAbi } as const;

@@ -45,7 +45,7 @@ export async function record<Claim extends Sender, Facts, T>(
   db: OffchainDb,
   context: LedgerContext,
   kind: RecordKind<Claim, Facts>,
-  { txHash, claim: makeClaim, accept, recordId, insert, conflictMessage = "Conflicting record" }: RecordRequest<Claim, Facts, T>,
+  { txHash, claim: makeClaim, accept, recordId, insert, conflictMessage }: RecordRequest<Claim, Facts, T>,
 ): Promise<{ facts: Facts; result: T }> {
   await assertTransactionUnused(db, txHash);
   const claim = await makeClaim();
@@ -57,14 +57,39 @@ export async function record<Claim extends Sender, Facts, T>(
   }
   await accept?.(facts);
   const verified = { txHash, kind: kind.name, recordId: typeof recordId === "string" ? recordId : recordId(facts) };
+  const result = await commit(db, verified, (executor) => insert(executor, facts), claim.alongside, conflictMessage);
+  return { facts, result };
+}
+
+/**
+ * Records a transaction this server sent itself and whose receipt has not come yet: there is
+ * nothing to check now, so the record is stored unchecked with its `verified_transactions` row;
+ * the reorg reconciler runs the kind's re-check before it ties the row to a block, and undoes the
+ * record when the check fails.
+ */
+export function recordSent<T>(
+  db: OffchainDb,
+  kind: RecordKind<never, unknown>,
+  { txHash, recordId, insert }: { txHash: Hash; recordId: string; insert: (executor: Executor) => Promise<T> },
+): Promise<T> {
+  return commit(db, { txHash, kind: kind.name, recordId }, insert);
+}
+
+/** The record and its `verified_transactions` row in one database transaction; a taken hash is 400. */
+async function commit<T>(
+  db: OffchainDb,
+  verified: { txHash: Hash; kind: string; recordId: string },
+  insert: (executor: Executor) => Promise<T>,
+  alongside?: Sender["alongside"],
+  conflictMessage = "Conflicting record",
+): Promise<T> {
   try {
-    const result = await db.transaction(async (executor) => {
+    return await db.transaction(async (executor) => {
       await insertVerifiedTransaction(executor, verified);
-      const result = await insert(executor, facts);
-      await claim.alongside?.(executor);
+      const result = await insert(executor);
+      await alongside?.(executor);
       return result;
     });
-    return { facts, result };
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (isUniqueViolation(error)) {

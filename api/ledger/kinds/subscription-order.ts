@@ -6,7 +6,7 @@
  * ORDER_MIN_CONFIRMATIONS), not the platform's TX_MIN_CONFIRMATIONS.
  */
 import { sql } from "drizzle-orm";
-import { decodeFunctionData, isAddressEqual, parseEventLogs, TransactionNotFoundError, type Hash } from "viem";
+import { decodeFunctionData, isAddressEqual, parseEventLogs, TransactionNotFoundError, type Address, type Hash } from "viem";
 import { CoreTokenAbi, SubnetManagerAbi } from "../../../abis";
 import { ChainUnavailableError, TxVerificationError } from "../../../chain/verify-tx";
 import { contractEvent, type LedgerContext } from "../chain";
@@ -15,7 +15,8 @@ import { moveSubscriptionOrderStatement, subscriptionOrderByTx } from "../record
 
 const SubnetAccessGranted = contractEvent("SubnetManager", "SubnetAccessGranted");
 
-export type VerifiedPayment = { amount: bigint; blockNumber: bigint; confirmations: bigint };
+/** The payment's facts, and the wallet that paid. */
+export type VerifiedPayment = { wallet: Address; amount: bigint; blockNumber: bigint; confirmations: bigint };
 
 async function chainCall<T>(call: () => Promise<T>): Promise<T> {
   try {
@@ -88,7 +89,7 @@ export async function verifyPackagePayment(
       throw new TxVerificationError("Transaction has no CORE transfer of the package amount to the SubnetManager");
   }
   const head = await chainCall(() => client.getBlockNumber({ cacheTime: 0 }));
-  return { amount: fee, blockNumber: receipt.blockNumber, confirmations: head - receipt.blockNumber + 1n };
+  return { wallet, amount: fee, blockNumber: receipt.blockNumber, confirmations: head - receipt.blockNumber + 1n };
 }
 
 export const subscriptionOrder = recordKind({
