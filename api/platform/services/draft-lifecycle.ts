@@ -37,7 +37,7 @@ export type DraftLifecycle<Row extends { id: string; tokenId: string | null }, O
 /** The owner's draft, else the lifecycle's 404 (also for other creators' drafts and malformed ids). */
 export async function requireOwnedDraft<Row extends { id: string; tokenId: string | null }, Owner>(
   db: Executor,
-  lifecycle: Pick<DraftLifecycle<Row, Owner, never, never>, "find" | "owns" | "notFound">,
+  lifecycle: { find(db: Executor, id: string): Promise<Row | undefined>; owns(draft: Row, owner: Owner): boolean; notFound(): HttpError },
   owner: Owner,
   id: string,
 ): Promise<Row> {
@@ -46,9 +46,9 @@ export async function requireOwnedDraft<Row extends { id: string; tokenId: strin
   return draft;
 }
 
-async function assertTokenUnlinked<Row extends { id: string; tokenId: string | null }>(
+async function assertTokenUnlinked(
   db: Executor,
-  lifecycle: DraftLifecycle<Row, never, never, never>,
+  lifecycle: { findByTokenId(db: Executor, tokenId: bigint): Promise<unknown>; tokenLinked: string },
   tokenId: bigint,
 ): Promise<void> {
   if (await lifecycle.findByTokenId(db, tokenId)) throw badRequest(lifecycle.tokenLinked);
@@ -73,7 +73,7 @@ export async function linkDraft<Row extends { id: string; tokenId: string | null
       claimed = await claim(draft);
       return claimed;
     },
-    accept: ({ tokenId }) => assertTokenUnlinked(db, lifecycle as never, tokenId),
+    accept: ({ tokenId }) => assertTokenUnlinked(db, lifecycle, tokenId),
     recordId: draft.id,
     insert: async (executor, { tokenId }) => {
       if (!(await lifecycle.link(executor, draft, { tokenId, txHash, claim: claimed }))) {
@@ -96,7 +96,7 @@ export async function createLinked<Row extends { id: string; tokenId: string | n
   const { facts } = await record(db, context, lifecycle.kind, {
     txHash,
     claim: () => claim,
-    accept: ({ tokenId }) => assertTokenUnlinked(db, lifecycle as never, tokenId),
+    accept: ({ tokenId }) => assertTokenUnlinked(db, lifecycle, tokenId),
     recordId: id,
     insert: (executor, { tokenId }) => lifecycle.insertLinked(executor, row, { id, tokenId, txHash, claim }),
     conflictMessage: lifecycle.tokenLinked,
