@@ -17,7 +17,7 @@ import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
 import { createPlatformContext } from "./platform/context";
 import { preparePodList } from "./platform/services/pod-list";
-import { createRecordVerifiers } from "./platform/services/record-verifiers";
+import { createRecordVerifiers } from "./ledger/ledger";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
 import { observeReorgReconciler } from "./http/metrics";
 

@@ -2,6 +2,7 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import { serviceUnavailable } from "../http/errors";
 import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
+import type { LedgerContext } from "../ledger/chain";
 import type { ChatConfig } from "./config";
 import type { ChatChain } from "./services/chain";
 import type { Assistant } from "./services/assistant/assistant";
@@ -46,4 +47,25 @@ export function serverWalletOf(ctx: ChatContext): { chain: ChatChain; wallet: Se
 
 export function explorerTxUrl(ctx: ChatContext, txHash: string): string {
   return `${ctx.config.explorerUrl}/tx/${txHash}`;
+}
+
+/**
+ * The chain as the ledger reads it, for the mints the server wallet sends: the mint is checked
+ * against its receipt as soon as it is mined, so one confirmation.
+ */
+export function ledgerContextOf(chain: ChatChain): LedgerContext {
+  const { podManager, subnetManager, coreToken } = chain.addresses;
+  return {
+    chain: () => ({
+      client: chain.publicClient,
+      protocol: {
+        contracts: {
+          PodManager: { address: podManager },
+          SubnetManager: { address: subnetManager },
+          CoreToken: { address: coreToken },
+        },
+      },
+    }),
+    config: { txMinConfirmations: 1 },
+  };
 }

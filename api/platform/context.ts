@@ -1,13 +1,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Address, ContractEventName, Hash } from "viem";
-import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
+import type { Address, Hash } from "viem";
 import { loadProtocolConfig } from "../../chain/protocol-config";
-import {
-  verifyTransaction,
-  type TxExpectation,
-  type VerifiedTx,
-} from "../../chain/verify-tx";
 import type { ApiConfig } from "../config";
 import { type ApiChain, type ApiDeps, createApiChain } from "../deps";
 import {
@@ -22,7 +16,7 @@ import { localAccountAddresses } from "../../chain/local-accounts";
 import type { DocsSignIn } from "../http/docs";
 import { parseEnv, processEnv } from "../env";
 import { localStatsApiKey } from "../http/auth/stats-key";
-import { badRequest, chainErrorToHttp, serviceUnavailable } from "../http/errors";
+import { badRequest, serviceUnavailable } from "../http/errors";
 import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { observeBulkhead } from "../http/metrics";
 import { rateLimit } from "../http/rate-limit";
@@ -218,34 +212,6 @@ export function userDraftStep<F extends "podId" | "subnetId">(
   assertPathMatch(field, body[field], draftId);
   const wallet = requireWallet(user);
   return { creator: { kind: "user" as const, userId: user.id }, wallet, draftId, txHash: body.txHash as Hash };
-}
-
-/** The protocol contracts whose transactions the Platform API records, with their ABIs. */
-const RECORDED_CONTRACTS = { PodManager: PodManagerAbi, SubnetManager: SubnetManagerAbi } as const;
-type RecordedContract = keyof typeof RECORDED_CONTRACTS;
-type AbiOf<C extends RecordedContract> = (typeof RECORDED_CONTRACTS)[C];
-
-/**
- * `verifyTransaction` against the platform's chain, for an event of the protocol contract
- * `contract` (its deployed address and its ABI), with the platform's confirmation policy; errors
- * as HttpErrors. A caller that already fetched the receipt passes it (`receipt`).
- */
-export async function verifyOnChain<C extends RecordedContract, TEventName extends ContractEventName<AbiOf<C>>>(
-  context: PlatformContext,
-  contract: C,
-  expectation: Omit<TxExpectation<AbiOf<C>, TEventName>, "contract" | "abi" | "minConfirmations">,
-): Promise<VerifiedTx<AbiOf<C>, TEventName>> {
-  const { client, protocol } = context.chain();
-  try {
-    return await verifyTransaction(client, {
-      ...expectation,
-      contract: { address: protocol.contracts[contract].address, name: contract },
-      abi: RECORDED_CONTRACTS[contract],
-      minConfirmations: context.config.txMinConfirmations,
-    });
-  } catch (error) {
-    throw chainErrorToHttp(error);
-  }
 }
 
 /** A Platform API handler typed by its route (the route's auth middleware types `c.get("user")` / `c.get("agent")`). */

@@ -3,7 +3,7 @@
  * block its transaction was mined in; until that block is the finality depth deep, each pass
  * checks that it is still canonical. When the chain no longer has the transaction in that block
  * (a reorg), the canonical chain decides:
- * - no receipt (dropped) or a failed one → the record is undone (./undo.ts) and the hash freed;
+ * - no receipt (dropped) or a failed one → the record is undone (its kind's `undo`, api/ledger) and the hash freed;
  * - the identical transaction mined again (same hash, successful receipt in another block) → the
  *   kind's verifier re-runs the check the route ran, against the new receipt: when the record's
  *   facts still hold, the row moves to the new block ("reconfirmed"); when they changed (another
@@ -28,35 +28,27 @@ import type { Logger } from "pino";
 import {
   BlockNotFoundError,
   TransactionReceiptNotFoundError,
-  type Address,
   type Hash,
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
 import type { OffchainDb } from "../db/client";
 import { reorgedRecords, verifiedTransactions } from "../db/offchain";
-import { UNDO_BY_KIND } from "./undo";
+import type { RecordVerdict } from "../ledger/kind";
+import type { RecordVerifiers } from "../ledger/ledger";
+import { recordKindNamed } from "../ledger/registry";
 
 /** Base's finality depth, as Ponder uses it: deeper blocks never change. */
 export const FINALITY_DEPTH = 30n;
 const BATCH = 500;
 const DEFAULT_CONCURRENCY = 16;
-/** Kinds whose records others rest on go first (a pod's datanet, a republish's pod). */
-const KIND_ORDER = ["subnet-publish", "pod-mint"];
+/** A kind no declaration names settles with the last stage. */
+const LAST_STAGE = 2;
 
 type Row = typeof verifiedTransactions.$inferSelect;
 
-/** What a kind's verifier says about a record against the canonical receipt of its transaction. */
-export type RecordVerdict =
-  /** The facts hold; `updates` (same database transaction as the move) adjust what only the position changed, e.g. a log index. */
-  { holds: true; updates?: SQL[] } | { holds: false; reason: string };
-
-/**
- * Re-runs the route's check of a record against the canonical chain (the transaction is there,
- * successful, sent by `from`). Throws when the chain cannot be asked: the row waits for the next pass.
- */
-export type RecordVerifier = (record: { txHash: Hash; recordId: string; from: Address }) => Promise<RecordVerdict>;
-export type RecordVerifiers = Partial<Record<string, RecordVerifier>>;
+export type { RecordVerdict } from "../ledger/kind";
+export type { RecordVerifier, RecordVerifiers } from "../ledger/ledger";
 
 export type UndoneRecord = { txHash: string; kind: string; recordId: string; reason: string; detail?: string };
 export type ReconfirmedRecord = {
@@ -195,7 +187,8 @@ export async function reconcileOnce(
   const receipts = new Map(
     await pLimit(concurrency).map(suspects, async (row) => [row.txHash, await receiptOf(client, row.txHash)] as const),
   );
-  const rank = (kind: string) => (KIND_ORDER.includes(kind) ? KIND_ORDER.indexOf(kind) : KIND_ORDER.length);
+  // records others rest on go first (a pod's datanet, a republish's pod): the kinds' stages
+  const rank = (kind: string) => recordKindNamed(kind)?.stage ?? LAST_STAGE;
   const groups = [...new Set(suspects.map((row) => rank(row.kind)))].sort((a, b) => a - b);
   for (const group of groups) {
     await pLimit(concurrency).map(
@@ -301,7 +294,7 @@ async function undo(db: OffchainDb, row: Row, reason: string): Promise<boolean> 
       .where(sameBlock(row))
       .returning({ txHash: verifiedTransactions.txHash });
     if (deleted.length === 0) return false;
-    for (const statement of UNDO_BY_KIND[row.kind]?.(row.txHash) ?? []) await tx.execute(statement);
+    for (const statement of recordKindNamed(row.kind)?.undo(row.txHash) ?? []) await tx.execute(statement);
     await tx.insert(reorgedRecords).values({
       ...pick(row),
       blockNumber: row.blockNumber,

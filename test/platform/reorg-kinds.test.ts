@@ -15,7 +15,7 @@ import { createDb } from "../../api/db/client";
 import { boostsReported, reorgedRecords, subnetParameterUpdates, verifiedTransactions, votesReported } from "../../api/db/offchain";
 import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
-import { createRecordVerifiers } from "../../api/platform/services/record-verifiers";
+import { createRecordVerifiers } from "../../api/ledger/ledger";
 import { observeReorgReconciler } from "../../api/http/metrics";
 import { listFeedbackOnPods, listVoteFeedbackOnPods } from "../../api/platform/repositories/datasets";
 import { createReorgReconciler, listReorgedRecords, reconcileOnce, reconcilerStats } from "../../api/reorgs/reconciler";

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { podDrafts, verifiedTransactions } from "../../db/offchain";
+import { podDrafts } from "../../db/offchain";
 
 /** True when a pod draft already points at this post (any x.com / twitter.com URL of the status id). */
 export async function isPostAlreadyMinted(db: OffchainDb, statusId: string): Promise<boolean> {
@@ -12,49 +12,6 @@ export async function isPostAlreadyMinted(db: OffchainDb, statusId: string): Pro
     .where(sql`${podDrafts.url} ~* ${pattern}`)
     .limit(1);
   return rows.length > 0;
-}
-
-export interface ChatPodRecord {
-  wallet: string;
-  subnetId: string;
-  tokenId: string | null;
-  mintTxHash: string;
-  title: string;
-  description: string;
-  url: string;
-  category: string;
-  slopCheckSkipped: boolean;
-}
-
-/**
- * The pod's off-chain metadata, so the Platform API's pod routes show its name, description and
- * URL: a `pod_drafts` row (source `chat`, owned by the wallet) and the `verified_transactions`
- * row that ties the mint transaction to it.
- */
-export async function recordChatPod(db: OffchainDb, pod: ChatPodRecord): Promise<string> {
-  return db.transaction(async (tx) => {
-    const [draft] = await tx
-      .insert(podDrafts)
-      .values({
-        walletAddress: pod.wallet,
-        subnetId: pod.subnetId,
-        podName: pod.title,
-        url: pod.url,
-        platform: "x",
-        category: pod.category,
-        podDescription: pod.description,
-        tokenId: pod.tokenId,
-        mintTxHash: pod.mintTxHash.toLowerCase(),
-        slopCheckSkipped: pod.slopCheckSkipped,
-        source: "chat",
-      })
-      .returning({ id: podDrafts.id });
-    await tx
-      .insert(verifiedTransactions)
-      .values({ txHash: pod.mintTxHash.toLowerCase(), kind: "pod-mint", recordId: draft!.id })
-      .onConflictDoNothing();
-    return draft!.id;
-  });
 }
 
 /** The wallet's pods from the indexer (current owner). */

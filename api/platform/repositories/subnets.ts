@@ -3,7 +3,7 @@ import { and, count, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from "d
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
 import { isTokenIdRef, isUuid } from "../../db/refs";
-import { subnetDrafts, subnetParameterUpdates, subnetSearchDocument, verifiedTransactions } from "../../db/offchain";
+import { subnetDrafts, subnetParameterUpdates, subnetSearchDocument } from "../../db/offchain";
 
 export type Executor = OffchainDb | Parameters<Parameters<OffchainDb["transaction"]>[0]>[0];
 export type SubnetDraftRow = typeof subnetDrafts.$inferSelect;
@@ -135,22 +135,6 @@ export async function listPublicSubnetsWithChain(
 }
 
 // ---- verified transactions ----
-
-export async function isTransactionUsed(db: Executor, txHash: string): Promise<boolean> {
-  const [row] = await db
-    .select({ txHash: verifiedTransactions.txHash })
-    .from(verifiedTransactions)
-    .where(eq(verifiedTransactions.txHash, txHash.toLowerCase()))
-    .limit(1);
-  return row !== undefined;
-}
-
-export async function insertVerifiedTransaction(
-  db: Executor,
-  values: { txHash: string; kind: string; recordId: string },
-): Promise<void> {
-  await db.insert(verifiedTransactions).values({ ...values, txHash: values.txHash.toLowerCase() });
-}
 
 /** Links a draft to its on-chain token; false when the draft got published meanwhile. */
 export async function setSubnetPublished(

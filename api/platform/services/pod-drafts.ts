@@ -1,12 +1,18 @@
 /**
  * Pod drafts: creation, and the verified on-chain steps (mint, republish). Used by the cookie routes
- * (/me/pods...) and by the agent routes (creator = the agent). Same txHash rules as subnet-drafts.ts.
+ * (/me/pods...), by the agent routes (creator = the agent) and by the chat server's mint (creator =
+ * the wallet). The lifecycle is the one datanets share (draft-lifecycle.ts); every txHash goes
+ * through the ledger (`record()`).
  */
 import { randomUUID } from "node:crypto";
-import { isAddressEqual, type Address, type Hash, type TransactionReceipt } from "viem";
+import type { Address, Hash, TransactionReceipt } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import { verifyOnChain, type PlatformContext } from "../context";
+import type { LedgerContext } from "../../ledger/chain";
+import type { Alongside } from "../../ledger/kind";
+import type { PodMintClaim } from "../../ledger/kinds/pod-mint";
+import { record, recordSent } from "../../ledger/ledger";
+import { KINDS } from "../../ledger/registry";
 import {
   findPodDraft,
   findPodDraftByTokenId,
@@ -14,6 +20,7 @@ import {
   insertPodDraft,
   insertPodRepublish,
   setPodMinted,
+  type NewPodDraft,
   type PodDraftRow,
   type PublicPodRow,
 } from "../repositories/pods";
@@ -25,13 +32,16 @@ import {
   type SubnetDraftRow,
 } from "../repositories/subnets";
 import type { PodDraftBody } from "../schemas/drafts";
+import { createLinked, linkDraft, requireOwnedDraft, type Creator, type DraftLifecycle } from "./draft-lifecycle";
 import { podNotFound } from "./refs";
-import { type Alongside, assertTransactionUnused, recordWithTransaction, TX_KINDS, type Creator } from "./subnet-drafts";
 
 /** Who creates a pod: a user, an agent, or (chat server mints) only a wallet. */
 export type PodCreator = Creator | { kind: "wallet"; wallet: Address };
 
 export type PodSource = "platform" | "agent" | "chat";
+
+/** What a pod draft stores of its body (the datanet is resolved apart). */
+type PodMetadata = Omit<PodDraftBody, "subnetId" | "agreeToTerms">;
 
 export function ownsPodDraft(draft: PodDraftRow, creator: PodCreator): boolean {
   if (creator.kind === "user") return draft.ownerUserId === creator.userId;
@@ -39,11 +49,30 @@ export function ownsPodDraft(draft: PodDraftRow, creator: PodCreator): boolean {
   return draft.ownerUserId === null && draft.agentId === null && draft.walletAddress === creator.wallet.toLowerCase();
 }
 
+/** A pod draft's lifecycle: linked to its token by a mint. */
+const podDrafts: DraftLifecycle<PodDraftRow, PodCreator, PodMintClaim, NewPodDraft> = {
+  kind: KINDS.podMint,
+  find: findPodDraft,
+  findByTokenId: findPodDraftByTokenId,
+  owns: ownsPodDraft,
+  notFound: podNotFound,
+  alreadyLinked: "Pod is already minted",
+  tokenLinked: "This pod is already linked to another draft",
+  link: (executor, draft, { tokenId, txHash, claim }) =>
+    setPodMinted(executor, { draftId: draft.id, tokenId, txHash, wallet: claim.wallet }),
+  insertLinked: (executor, row, { id, tokenId, txHash, claim }) =>
+    insertPodDraft(executor, {
+      ...row,
+      id,
+      walletAddress: (claim.owner ?? claim.wallet).toLowerCase(),
+      tokenId: tokenId.toString(),
+      mintTxHash: txHash.toLowerCase(),
+    }),
+};
+
 /** The creator's pod draft, else 404 "Pod not found" (also for other creators' pods and malformed ids). */
-export async function requireOwnedPodDraft(db: Executor, creator: PodCreator, id: string): Promise<PodDraftRow> {
-  const draft = await findPodDraft(db, id);
-  if (!draft || !ownsPodDraft(draft, creator)) throw podNotFound();
-  return draft;
+export function requireOwnedPodDraft(db: Executor, creator: PodCreator, id: string): Promise<PodDraftRow> {
+  return requireOwnedDraft(db, podDrafts, creator, id);
 }
 
 /**
@@ -63,15 +92,15 @@ export async function resolveTargetSubnet(db: Executor, creator: PodCreator, ref
 
 function draftValues(
   creator: PodCreator,
-  subnet: SubnetDraftRow,
-  body: PodDraftBody,
+  subnetId: string,
+  body: PodMetadata,
   options: { source?: PodSource; slopCheckSkipped?: boolean } = {},
 ) {
   return {
     ownerUserId: creator.kind === "user" ? creator.userId : null,
     agentId: creator.kind === "agent" ? creator.agentId : null,
     walletAddress: creator.kind === "wallet" ? creator.wallet.toLowerCase() : null,
-    subnetId: subnet.id,
+    subnetId,
     podName: body.podName,
     url: body.url,
     platform: body.platform,
@@ -88,50 +117,11 @@ function draftValues(
 
 export async function createPodDraft(db: OffchainDb, creator: PodCreator, body: PodDraftBody): Promise<{ id: string }> {
   const subnet = await resolveTargetSubnet(db, creator, body.subnetId);
-  const row = await insertPodDraft(db, draftValues(creator, subnet, body));
+  const row = await insertPodDraft(db, draftValues(creator, subnet.id, body));
   return { id: row.id };
 }
 
 // ---- mint ----
-
-/**
- * Checks a mint txHash: PodMinted from the PodManager, sent by `wallet`, minted to `owner` in datanet
- * `subnetTokenId` (any datanet when undefined: a re-check of a pod republished since).
- */
-export async function verifyPodMint(
-  context: PlatformContext,
-  {
-    wallet,
-    owner,
-    subnetTokenId,
-    txHash,
-    receipt,
-  }: {
-    wallet: Address;
-    owner?: Address;
-    subnetTokenId: bigint | undefined;
-    txHash: Hash;
-    receipt?: TransactionReceipt;
-  },
-): Promise<{ tokenId: bigint; validityEpoch: bigint }> {
-  const expectedOwner = owner ?? wallet;
-  const { event } = await verifyOnChain(context, "PodManager", {
-    hash: txHash,
-    receipt,
-    from: wallet,
-    eventName: "PodMinted",
-    matches: (args) =>
-      isAddressEqual(args.owner, expectedOwner) && (subnetTokenId === undefined || args.subnetId === subnetTokenId),
-    describe: `a pod owned by ${expectedOwner.toLowerCase()} in datanet ${subnetTokenId ?? "(any)"}`,
-  });
-  return { tokenId: event.args.podId, validityEpoch: event.args.validityEpoch };
-}
-
-const POD_LINKED = "This pod is already linked to another draft";
-
-async function assertPodTokenUnlinked(db: Executor, tokenId: bigint): Promise<void> {
-  if (await findPodDraftByTokenId(db, tokenId)) throw badRequest(POD_LINKED);
-}
 
 async function publishedTarget(db: Executor, draft: PodDraftRow): Promise<bigint> {
   const subnet = (await findSubnetDraft(db, draft.subnetId)) ?? (await findSubnetDraftByRef(db, draft.subnetId));
@@ -139,29 +129,18 @@ async function publishedTarget(db: Executor, draft: PodDraftRow): Promise<bigint
   return BigInt(subnet.tokenId);
 }
 
-/** POST /me/pods/{id}/mint: verifies the txHash and links the draft to the minted token. */
-export async function mintPodDraft(
+/** POST /me/pods/{id}/mint: PodMinted by the caller's wallet in the draft's datanet; links the draft to the token. */
+export function mintPodDraft(
   db: OffchainDb,
-  context: PlatformContext,
+  context: LedgerContext,
   { creator, wallet, draftId, txHash }: { creator: PodCreator; wallet: Address; draftId: string; txHash: Hash },
 ): Promise<{ tokenId: bigint }> {
-  const draft = await requireOwnedPodDraft(db, creator, draftId);
-  await assertTransactionUnused(db, txHash);
-  if (draft.tokenId !== null) throw badRequest("Pod is already minted");
-  const subnetTokenId = await publishedTarget(db, draft);
-  const { tokenId } = await verifyPodMint(context, { wallet, subnetTokenId, txHash });
-  await assertPodTokenUnlinked(db, tokenId);
-  await recordWithTransaction(
-    db,
-    { txHash, kind: TX_KINDS.podMint, recordId: draft.id },
-    async (executor) => {
-      if (!(await setPodMinted(executor, { draftId: draft.id, tokenId, txHash, wallet }))) {
-        throw badRequest("Pod is already minted");
-      }
-    },
-    POD_LINKED,
-  );
-  return { tokenId };
+  return linkDraft(db, context, podDrafts, {
+    owner: creator,
+    draftId,
+    txHash,
+    claim: async (draft) => ({ wallet, subnetTokenId: await publishedTarget(db, draft) }),
+  });
 }
 
 /**
@@ -170,7 +149,7 @@ export async function mintPodDraft(
  */
 export async function createMintedPod(
   db: OffchainDb,
-  context: PlatformContext,
+  context: LedgerContext,
   {
     creator,
     wallet,
@@ -197,67 +176,85 @@ export async function createMintedPod(
 ): Promise<{ id: string; tokenId: bigint }> {
   const subnet = await resolveTargetSubnet(db, creator, body.subnetId);
   if (!subnet.tokenId) throw badRequest("The pod's datanet is not published yet");
-  await assertTransactionUnused(db, txHash);
-  const { tokenId } = await verifyPodMint(context, {
+  return createLinked(db, context, podDrafts, {
+    txHash,
+    claim: { wallet, owner, subnetTokenId: BigInt(subnet.tokenId), receipt, alongside },
+    row: draftValues(creator, subnet.id, body, { source, slopCheckSkipped }),
+  });
+}
+
+/**
+ * The chat server's mint: its server wallet sent `mintPodWithCORE(wallet, subnetId)` itself. With
+ * the receipt, the mint is checked as any other (PodMinted to the wallet in the datanet, sent by
+ * the server wallet); without it (it did not come in time) the pod is stored with no token id yet
+ * (`recordSent`: the reconciler checks the transaction before tying it to its block). The datanet
+ * is its draft when it has one, else its token id (the Platform API's privateSubnetId).
+ */
+export async function recordServerMint(
+  db: OffchainDb,
+  context: LedgerContext,
+  {
+    serverWallet,
     wallet,
-    owner,
-    subnetTokenId: BigInt(subnet.tokenId),
+    subnet,
     txHash,
     receipt,
-  });
-  await assertPodTokenUnlinked(db, tokenId);
+    body,
+    slopCheckSkipped,
+  }: {
+    serverWallet: Address;
+    wallet: Address;
+    subnet: { ref: string; tokenId: bigint };
+    txHash: Hash;
+    receipt: TransactionReceipt | null;
+    body: PodMetadata;
+    slopCheckSkipped: boolean;
+  },
+): Promise<{ id: string; tokenId: bigint | null }> {
   const id = randomUUID();
-  await recordWithTransaction(
-    db,
-    { txHash, kind: TX_KINDS.podMint, recordId: id, alongside },
-    (executor) =>
-      insertPodDraft(executor, {
-        id,
-        ...draftValues(creator, subnet, body, { source, slopCheckSkipped }),
-        walletAddress: (owner ?? wallet).toLowerCase(),
-        tokenId: tokenId.toString(),
-        mintTxHash: txHash.toLowerCase(),
-      }),
-    POD_LINKED,
-  );
-  return { id, tokenId };
+  const creator: PodCreator = { kind: "wallet", wallet };
+  const row = (tokenId: bigint | null) =>
+    ({
+      ...draftValues(creator, subnet.ref, body, { slopCheckSkipped }),
+      id,
+      tokenId: tokenId?.toString() ?? null,
+      mintTxHash: txHash.toLowerCase(),
+    }) satisfies NewPodDraft;
+  if (!receipt) {
+    await recordSent(db, KINDS.podMint, { txHash, recordId: id, insert: (executor) => insertPodDraft(executor, row(null)) });
+    return { id, tokenId: null };
+  }
+  const { facts } = await record(db, context, KINDS.podMint, {
+    txHash,
+    claim: () => ({ wallet: serverWallet, owner: wallet, subnetTokenId: subnet.tokenId, receipt }),
+    recordId: id,
+    insert: (executor, { tokenId }) => insertPodDraft(executor, row(tokenId)),
+  });
+  return { id, tokenId: facts.tokenId };
 }
 
 // ---- republish ----
 
-/** Checks a republish txHash: PodRepublished for pod `podTokenId`, owner `wallet`, sent by `wallet`; returns its datanet. */
-export async function verifyPodRepublish(
-  context: PlatformContext,
-  { wallet, podTokenId, txHash }: { wallet: Address; podTokenId: bigint; txHash: Hash },
-): Promise<{ subnetTokenId: bigint; validityEpoch: bigint }> {
-  const { event } = await verifyOnChain(context, "PodManager", {
-    hash: txHash,
-    from: wallet,
-    eventName: "PodRepublished",
-    matches: (args) => args.podId === podTokenId && isAddressEqual(args.owner, wallet),
-    describe: `pod ${podTokenId} republished by the caller's wallet`,
-  });
-  return { subnetTokenId: event.args.subnetId, validityEpoch: event.args.validityEpoch };
-}
-
 /** POST /me/pods/{id}/republish: PodRepublished for this pod's token, sent by the caller's wallet. */
 export async function republishPodDraft(
   db: OffchainDb,
-  context: PlatformContext,
+  context: LedgerContext,
   { creator, wallet, draftId, txHash }: { creator: PodCreator; wallet: Address; draftId: string; txHash: Hash },
 ): Promise<{ id: string; subnetTokenId: bigint; validityEpoch: bigint }> {
   const draft = await requireOwnedPodDraft(db, creator, draftId);
-  await assertTransactionUnused(db, txHash);
-  if (draft.tokenId === null) throw badRequest("Pod is not minted yet");
-  const { subnetTokenId, validityEpoch } = await verifyPodRepublish(context, {
-    wallet,
-    podTokenId: BigInt(draft.tokenId),
+  const { facts, result: id } = await record(db, context, KINDS.podRepublish, {
     txHash,
+    claim: () => {
+      if (draft.tokenId === null) throw badRequest("Pod is not minted yet");
+      return { wallet, podTokenId: BigInt(draft.tokenId) };
+    },
+    recordId: draft.id,
+    insert: async (executor, { subnetTokenId }) => {
+      const target = await findSubnetDraftByTokenId(executor, subnetTokenId);
+      return insertPodRepublish(executor, { podDraftId: draft.id, txHash, subnetTokenId, subnetDraftId: target?.id });
+    },
   });
-  const target = await findSubnetDraftByTokenId(db, subnetTokenId);
-  const id = await recordWithTransaction(db, { txHash, kind: TX_KINDS.podRepublish, recordId: draft.id }, (executor) =>
-    insertPodRepublish(executor, { podDraftId: draft.id, txHash, subnetTokenId, subnetDraftId: target?.id }),
-  );
+  const { subnetTokenId, validityEpoch } = facts;
   return { id, subnetTokenId, validityEpoch };
 }
 

@@ -15,23 +15,15 @@
  * verification.
  */
 import { randomUUID } from "node:crypto";
-import {
-  decodeFunctionData,
-  isAddressEqual,
-  parseEventLogs,
-  TransactionNotFoundError,
-  type Address,
-  type Hash,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
-import { CoreTokenAbi, SubnetManagerAbi } from "../../../abis";
+import type { Address, Hash } from "viem";
 import { BASE_CHAIN_ID } from "../../../chain/chain";
 import type { ProtocolConfig } from "../../../chain/protocol-config";
 import { TOKEN_DECIMALS, toTokenNumber } from "../../../chain/units";
-import { ChainUnavailableError, TxVerificationError, verifyTransaction } from "../../../chain/verify-tx";
+import { ChainUnavailableError, TxVerificationError } from "../../../chain/verify-tx";
 import type { OffchainDb } from "../../db/client";
-import { chainErrorToHttp } from "../../http/errors";
+import { verifyPackagePayment } from "../../ledger/kinds/subscription-order";
+import { record } from "../../ledger/ledger";
+import { KINDS } from "../../ledger/registry";
 import type { AgentsConfig, SubscriptionPackageConfig } from "../config";
 import type { PlatformContext } from "../context";
 import {
@@ -42,7 +34,6 @@ import {
   type OrderRow,
 } from "../repositories/subscriptions";
 import { agentWalletFor } from "./agent-wallets";
-import { assertTransactionUnused, ORDER_TX_KIND, recordWithTransaction } from "./votes";
 
 const DAY_MS = 86_400_000;
 
@@ -61,88 +52,6 @@ export function presentPackage(
       chainId: BASE_CHAIN_ID,
     },
   };
-}
-
-export type VerifiedPayment = { amount: bigint; blockNumber: bigint; confirmations: bigint };
-
-/** Checks a package payment (see the module comment); 400 TxVerificationError when it does not prove one. */
-export async function verifyPackagePayment(
-  client: PublicClient,
-  contracts: { SubnetManager: { address: Address }; CoreToken: { address: Address } },
-  {
-    hash,
-    wallet,
-    subnetTokenId,
-    receipt: known,
-  }: { hash: Hash; wallet: Address; subnetTokenId: bigint; /** Already fetched by the caller. */ receipt?: TransactionReceipt },
-): Promise<VerifiedPayment> {
-  const subnetManager = contracts.SubnetManager.address;
-  const core = contracts.CoreToken.address;
-  const { receipt, event } = await verifyTransaction(client, {
-    hash,
-    receipt: known,
-    from: wallet,
-    contract: { address: subnetManager, name: "SubnetManager" },
-    abi: SubnetManagerAbi,
-    eventName: "SubnetAccessGranted",
-    matches: (args) =>
-      args.subnetId === subnetTokenId &&
-      isAddressEqual(args.account, wallet) &&
-      isAddressEqual(args.payer, wallet) &&
-      isAddressEqual(args.token, core),
-    describe: "access to this datanet for the agent's wallet, paid in CORE by it",
-  });
-  const transaction = await chainCall(() => client.getTransaction({ hash }));
-  let call;
-  try {
-    call = decodeFunctionData({ abi: SubnetManagerAbi, data: transaction.input });
-  } catch {
-    call = undefined;
-  }
-  // accessSubnetWithREPPOFee is the same function under the live clients' name
-  if (
-    (call?.functionName !== "accessSubnetWithCOREFee" && call?.functionName !== "accessSubnetWithREPPOFee") ||
-    call.args[0] !== subnetTokenId ||
-    !isAddressEqual(call.args[1], wallet)
-  ) {
-    throw new TxVerificationError(
-      "Transaction is not accessSubnetWithCOREFee (or accessSubnetWithREPPOFee) for this datanet and the agent's wallet",
-    );
-  }
-  const fee = await chainCall(() =>
-    client.readContract({
-      address: subnetManager,
-      abi: SubnetManagerAbi,
-      functionName: "accessFeeCORE",
-      args: [subnetTokenId],
-      blockNumber: receipt.blockNumber,
-    }),
-  );
-  if (event.args.fee !== fee) throw new TxVerificationError("Payment does not equal the datanet's access fee");
-  if (fee > 0n) {
-    const transfers = parseEventLogs({
-      abi: CoreTokenAbi,
-      eventName: "Transfer",
-      logs: receipt.logs.filter((log) => isAddressEqual(log.address, core)),
-    });
-    const paid = transfers.some(
-      (t) => isAddressEqual(t.args.from, wallet) && isAddressEqual(t.args.to, subnetManager) && t.args.value === fee,
-    );
-    if (!paid)
-      throw new TxVerificationError("Transaction has no CORE transfer of the package amount to the SubnetManager");
-  }
-  const head = await chainCall(() => client.getBlockNumber({ cacheTime: 0 }));
-  return { amount: fee, blockNumber: receipt.blockNumber, confirmations: head - receipt.blockNumber + 1n };
-}
-
-async function chainCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof TransactionNotFoundError)
-      throw new TxVerificationError("Transaction not found or not yet mined");
-    throw new ChainUnavailableError("Chain RPC unavailable");
-  }
 }
 
 /** Records an order for a verified payment; returns its id. */
@@ -164,40 +73,30 @@ export async function createOrder(
     now?: Date;
   },
 ): Promise<string> {
-  await assertTransactionUnused(db, txHash);
-  const sender = await agentWalletFor(db, context, agent, txHash, now);
-  const wallet = sender.wallet;
-  const { client, protocol } = context.chain();
-  let payment: VerifiedPayment;
-  try {
-    payment = await verifyPackagePayment(client, protocol.contracts, {
-      hash: txHash,
-      wallet,
-      subnetTokenId: subnet.tokenId,
-      receipt: sender.receipt,
-    });
-  } catch (error) {
-    throw chainErrorToHttp(error);
-  }
-  const verified = payment.confirmations >= BigInt(config.orderMinConfirmations);
   const id = randomUUID();
-  await recordWithTransaction(db, { txHash, kind: ORDER_TX_KIND, recordId: id, alongside: sender.alongside }, (executor) =>
-    insertOrder(executor, {
-      id,
-      agentId: agent.id,
-      subnetId: subnet.id,
-      subnetTokenId: subnet.tokenId.toString(),
-      packageId: pkg.id,
-      walletAddress: wallet.toLowerCase(),
-      subscriptionDays: pkg.subscriptionDays,
-      amount: payment.amount.toString(),
-      status: verified ? "VERIFIED" : "CREATED",
-      txHash: txHash.toLowerCase(),
-      blockNumber: payment.blockNumber.toString(),
-      verifiedAt: verified ? now : null,
-      expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
-    }),
-  );
+  await record(db, context, KINDS.subscriptionOrder, {
+    txHash,
+    claim: async () => ({ ...(await agentWalletFor(db, context, agent, txHash, now)), subnetTokenId: subnet.tokenId }),
+    recordId: id,
+    insert: (executor, payment) => {
+      const verified = payment.confirmations >= BigInt(config.orderMinConfirmations);
+      return insertOrder(executor, {
+        id,
+        agentId: agent.id,
+        subnetId: subnet.id,
+        subnetTokenId: subnet.tokenId.toString(),
+        packageId: pkg.id,
+        walletAddress: payment.wallet.toLowerCase(),
+        subscriptionDays: pkg.subscriptionDays,
+        amount: payment.amount.toString(),
+        status: verified ? "VERIFIED" : "CREATED",
+        txHash: txHash.toLowerCase(),
+        blockNumber: payment.blockNumber.toString(),
+        verifiedAt: verified ? now : null,
+        expiresAt: verified ? new Date(now.getTime() + pkg.subscriptionDays * DAY_MS) : null,
+      });
+    },
+  });
   return id;
 }
 
@@ -214,12 +113,10 @@ export async function refreshCreatedOrders(
   const orders = await listAgentOrders(db, agent.id, subnetDraftId);
   const pending = orders.filter((order) => order.status === "CREATED");
   if (pending.length === 0) return orders;
-  const { client, protocol } = context.chain();
   let changed = false;
   for (const order of pending) {
     try {
-      const payment = await verifyPackagePayment(client, protocol.contracts, {
-        hash: order.txHash as Hash,
+      const payment = await verifyPackagePayment(context, order.txHash as Hash, {
         wallet: order.walletAddress as Address,
         subnetTokenId: BigInt(order.subnetTokenId),
       });

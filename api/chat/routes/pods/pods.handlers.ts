@@ -1,15 +1,16 @@
 import type { Logger } from "pino";
-import { getAddress, parseEventLogs, type Hash, type TransactionReceipt } from "viem";
+import { getAddress, parseEventLogs, type Address, type Hash, type TransactionReceipt } from "viem";
 import { PodManagerAbi } from "../../../../abis";
 import { toTokenNumber } from "../../../../chain/units";
 import { badRequest, HttpError, serviceUnavailable } from "../../../http/errors";
-import { explorerTxUrl, serverWalletOf, type ChatHandler } from "../../context";
+import { recordServerMint } from "../../../platform/services/pod-drafts";
+import { explorerTxUrl, ledgerContextOf, serverWalletOf, type ChatHandler } from "../../context";
 import { PodManagerWithTokenErrorsAbi, type ChatChain } from "../../services/chain";
 import { bestSubnetFor, listSubnets, resolveSubnetHint } from "../../services/subnets";
 import { generateMetadata } from "../../services/post-metadata";
 import { parsePostUrl } from "../../services/post-url";
 import { ChainRpcError, ContractRevertError, type ServerWallet } from "../../services/server-wallet";
-import { backfillTokenIds, isPostAlreadyMinted, recordChatPod, walletPods } from "../../repositories/pods";
+import { backfillTokenIds, isPostAlreadyMinted, walletPods } from "../../repositories/pods";
 import type * as routes from "./pods.routes";
 
 const FEE_PAYMENT_ERRORS = new Set([
@@ -57,18 +58,17 @@ async function sendMint(chain: ChatChain, serverWallet: ServerWallet, wallet: st
   }
 }
 
-/** The minted token id once the receipt arrives; null when it does not in time (502 when the mint reverted). */
-async function awaitMintedPodId(
-  chain: ChatChain,
+/** The mint's receipt once it arrives; null when it does not in time (502 when the mint reverted). */
+async function awaitMintReceipt(
   serverWallet: ServerWallet,
   txHash: Hash,
   timeoutMs: number,
   logger: Logger,
-): Promise<bigint | null> {
+): Promise<TransactionReceipt | null> {
   try {
     const receipt = await serverWallet.waitForReceipt(txHash, timeoutMs);
     if (receipt && receipt.status !== "success") throw new HttpError(502, "The mint transaction reverted");
-    return receipt ? mintedPodId(receipt, chain.addresses.podManager) : null;
+    return receipt;
   } catch (error) {
     if (error instanceof HttpError) throw error;
     logger.warn({ err: error, txHash }, "mint receipt unavailable; answering with podId null");
@@ -104,19 +104,24 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
   const subnet = hinted ?? bestSubnetFor(`${metadata.title}\n${metadata.category}\n${post.text}`, subnets).subnet;
 
   const txHash = await sendMint(chain, serverWallet, wallet, subnet.id, c.get("logger"));
-  const podId = await awaitMintedPodId(chain, serverWallet, txHash, ctx.config.mintReceiptTimeoutMs, c.get("logger"));
+  const receipt = await awaitMintReceipt(serverWallet, txHash, ctx.config.mintReceiptTimeoutMs, c.get("logger"));
+  const podId = receipt ? mintedPodId(receipt, chain.addresses.podManager) : null;
 
   try {
-    await recordChatPod(ctx.db, {
-      wallet,
+    await recordServerMint(ctx.db, ledgerContextOf(chain), {
+      serverWallet: serverWallet.address,
+      wallet: wallet as Address,
       // The Platform API's privateSubnetId: the datanet's draft when it has one, else its token id.
-      subnetId: subnet.draftId ?? subnet.id.toString(),
-      tokenId: podId?.toString() ?? null,
-      mintTxHash: txHash,
-      title: metadata.title,
-      description: metadata.description,
-      url: url.post.canonicalUrl,
-      category: metadata.category,
+      subnet: { ref: subnet.draftId ?? subnet.id.toString(), tokenId: subnet.id },
+      txHash,
+      receipt,
+      body: {
+        podName: metadata.title,
+        url: url.post.canonicalUrl,
+        platform: "x",
+        category: metadata.category,
+        podDescription: metadata.description,
+      },
       slopCheckSkipped: skipSlopCheck,
     });
   } catch (error) {

@@ -7,7 +7,7 @@ import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from
 import { createMintedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
 import { createPublishedSubnet } from "../../services/subnet-drafts";
-import { assertTransactionUnused, recordReportedVote, verifyVoteTransaction } from "../../services/votes";
+import { recordReportedVote } from "../../services/votes";
 import type * as routes from "./agents.routes";
 
 export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
@@ -85,14 +85,10 @@ export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c
   const pod = await findPodRef(db, podId, { agentId: agent.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
-  await assertTransactionUnused(db, txHash as Hash);
-  const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
-  const vote = await verifyVoteTransaction(platform, {
-    hash: txHash as Hash,
-    voter: sender.wallet,
-    claim: { podTokenId },
-    receipt: sender.receipt,
+  const id = await recordReportedVote(db, platform, {
+    txHash: txHash as Hash,
+    claim: async () => ({ ...(await agentWalletFor(db, platform, agent, txHash as Hash)), podTokenId }),
+    by: { agentId: agent.id, podKey: pod.key, feedback },
   });
-  const id = await recordReportedVote(db, vote, { agentId: agent.id, podKey: pod.key, feedback }, sender.alongside);
   return c.json({ data: { id } }, 200);
 };

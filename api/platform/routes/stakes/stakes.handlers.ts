@@ -4,8 +4,7 @@ import { parseTokenAmount } from "../../../../chain/units";
 import { badRequest } from "../../../http/errors";
 import { type PlatformHandler, requireWallet } from "../../context";
 import { findSubnetRef, publishedTokenId, subnetNotFound } from "../../services/refs";
-import { recordBoost, verifyBoost } from "../../services/stakes";
-import { assertTransactionUnused } from "../../services/votes";
+import { recordBoost } from "../../services/stakes";
 import type * as routes from "./stakes.routes";
 
 /** The txHash must be a `boost` by the caller's wallet of exactly `amount` on the subnet. */
@@ -19,16 +18,12 @@ export const boost: PlatformHandler<typeof routes.boostRoute> = async (c) => {
   const subnet = await findSubnetRef(db, body.subnetId, { userId: user.id });
   if (!subnet) throw subnetNotFound();
   const subnetTokenId = publishedTokenId(subnet);
-  await assertTransactionUnused(db, body.txHash as Hash);
-  const { staker } = await verifyBoost(platform, { wallet, subnetTokenId, amount, txHash: body.txHash as Hash });
-  const id = await recordBoost(db, {
-    userId: user.id,
-    subnetId: subnet.key,
-    subnetTokenId: subnetTokenId.toString(),
-    staker: staker.toLowerCase(),
-    amount: body.amount,
-    amountRaw: amount.toString(),
+  const id = await recordBoost(db, platform, {
     txHash: body.txHash as Hash,
+    wallet,
+    subnetTokenId,
+    amount,
+    values: { userId: user.id, subnetId: subnet.key, amount: body.amount },
   });
   return c.json({ data: { id } }, 201);
 };

@@ -8,7 +8,7 @@ import * as votes from "../../repositories/votes";
 import { assertPathMatch } from "../../schemas/common";
 import { findListedPod } from "../../services/pod-drafts";
 import { findPodRef, mintedTokenId, podNotFound } from "../../services/refs";
-import { assertTransactionUnused, indexedPodExists, recordReportedVote, verifyVoteTransaction } from "../../services/votes";
+import { indexedPodExists, recordReportedVote } from "../../services/votes";
 import type * as routes from "./votes.routes";
 
 /**
@@ -38,12 +38,10 @@ export const reportVote: PlatformHandler<typeof routes.reportVoteRoute> = async 
   const pod = await findPodRef(db, podId, { userId: user.id });
   if (!pod) throw podNotFound();
   const podTokenId = mintedTokenId(pod);
-  await assertTransactionUnused(db, body.txHash as Hash);
-  const vote = await verifyVoteTransaction(platform, {
-    hash: body.txHash as Hash,
-    voter: wallet,
-    claim: { podTokenId, epoch: BigInt(body.epoch), votes: amount, upVote: body.upVote },
+  const id = await recordReportedVote(db, platform, {
+    txHash: body.txHash as Hash,
+    claim: () => ({ wallet, podTokenId, epoch: BigInt(body.epoch), votes: amount, upVote: body.upVote }),
+    by: { userId: user.id, podKey: pod.key },
   });
-  const id = await recordReportedVote(db, vote, { userId: user.id, podKey: pod.key });
   return c.json({ data: { id } }, 200);
 };

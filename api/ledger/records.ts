@@ -1,6 +1,6 @@
 /**
- * The off-chain records a verified transaction backs, found by its hash: what the reorg
- * reconciler's re-checks (services/record-verifiers.ts) rebuild the route's verification from,
+ * The ledger's SQL: `verified_transactions` (a hash backs one record), and the records a verified
+ * transaction backs, found by its hash: what the kinds' re-checks rebuild the first check from,
  * and the statements that follow a record to its re-mined transaction.
  */
 import { eq, type SQL, sql } from "drizzle-orm";
@@ -11,8 +11,25 @@ import {
   subnetDrafts,
   subnetParameterUpdates,
   subscriptionOrders,
-} from "../../db/offchain";
-import type { Executor } from "./subnets";
+  verifiedTransactions,
+} from "../db/offchain";
+import type { Executor } from "../platform/repositories/subnets";
+
+export async function isTransactionUsed(db: Executor, txHash: string): Promise<boolean> {
+  const [row] = await db
+    .select({ txHash: verifiedTransactions.txHash })
+    .from(verifiedTransactions)
+    .where(eq(verifiedTransactions.txHash, txHash.toLowerCase()))
+    .limit(1);
+  return row !== undefined;
+}
+
+export async function insertVerifiedTransaction(
+  db: Executor,
+  values: { txHash: string; kind: string; recordId: string },
+): Promise<void> {
+  await db.insert(verifiedTransactions).values({ ...values, txHash: values.txHash.toLowerCase() });
+}
 
 export type PodDraftRow = typeof podDrafts.$inferSelect;
 export type SubnetDraftRow = typeof subnetDrafts.$inferSelect;
