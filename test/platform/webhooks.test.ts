@@ -212,8 +212,8 @@ beforeAll(async () => {
     await write("voter2", "PodManager", "vote", [2n, CORE(String(i + 1)), i % 2 === 0]);
   }
   await h().caughtUp();
-  alice = await registerAgent(h(), { name: "Alice", description: "Listens", createWallet: false });
-  bob = await registerAgent(h(), { name: "Bob", description: "Listens too", createWallet: false });
+  alice = await registerAgent(h(), { name: "Alice", description: "Listens" });
+  bob = await registerAgent(h(), { name: "Bob", description: "Listens too" });
 }, 240_000);
 
 describe("the address check", () => {
