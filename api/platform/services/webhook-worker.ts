@@ -145,7 +145,7 @@ export class WebhookWorker {
     let queue = row.queue;
     if (queue.length === 0) {
       const read = await readWebhookProgress(db, viewsSchema, row, this.options.batchSize ?? WEBHOOK_BATCH);
-      if (!read || !read.changed) return releaseWebhook(db, row.id, token, config.pollIntervalMs);
+      if (!read?.changed) return releaseWebhook(db, row.id, token, config.pollIntervalMs);
       if (!(await saveWebhookProgress(db, row.id, token, read))) return;
       queue = read.queue;
       if (queue.length === 0) return releaseWebhook(db, row.id, token, read.full ? 0 : config.pollIntervalMs);
