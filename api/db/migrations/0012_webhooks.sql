@@ -16,6 +16,7 @@ CREATE TABLE "offchain"."webhook_subscriptions" (
 	"floor_block" numeric(78, 0) NOT NULL,
 	"floor_log_index" integer NOT NULL,
 	"recent" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"skipped" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"queue" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"last_delivered_id" text,
 	"last_delivered_at" timestamp with time zone,

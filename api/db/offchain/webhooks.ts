@@ -48,6 +48,11 @@ export const webhookSubscriptions = offchain.table(
     floorBlock: numeric("floor_block", { precision: 78, scale: 0 }).notNull(),
     floorLogIndex: integer("floor_log_index").notNull(),
     recent: jsonb("recent").$type<WebhookMark[]>().notNull().default([]),
+    /**
+     * Events the receiver never got (before a "now" start) that a reorg removed, `[id, blockNumber]`:
+     * back with the same id (the indexer undid and redid their block), they are still not sent.
+     */
+    skipped: jsonb("skipped").$type<Array<[id: string, blockNumber: string]>>().notNull().default([]),
     queue: jsonb("queue").$type<WebhookMessage[]>().notNull().default([]),
     /** The last message acknowledged (2xx). */
     lastDeliveredId: text("last_delivered_id"),

@@ -82,6 +82,7 @@ export interface WebhookProgress {
   cursor: { id: string; blockNumber: bigint; logIndex: number };
   floor: { id: string; blockNumber: bigint; logIndex: number };
   recent: WebhookMark[];
+  skipped: Array<[id: string, blockNumber: string]>;
   queue: WebhookMessage[];
 }
 
@@ -97,6 +98,7 @@ export async function saveWebhookProgress(db: OffchainDb, id: string, token: str
       floorBlock: progress.floor.blockNumber.toString(),
       floorLogIndex: progress.floor.logIndex,
       recent: progress.recent,
+      skipped: progress.skipped,
       queue: progress.queue,
     })
     .where(held(id, token))

@@ -222,6 +222,7 @@ export async function readWebhookProgress(
       let cursor: Mark = { id: row.cursorId, blockNumber: BigInt(row.cursorBlock), logIndex: row.cursorLogIndex };
       let floor: Mark = { id: row.floorId, blockNumber: BigInt(row.floorBlock), logIndex: row.floorLogIndex };
       let recent = [...row.recent];
+      let skipped = [...row.skipped];
       const queue: WebhookMessage[] = [];
       let changed = false;
 
@@ -238,16 +239,19 @@ export async function readWebhookProgress(
           const last = recent.at(-1);
           cursor = last ? fromStored(last) : floor;
           changed = true;
-          for (const [id, , , delivered] of gone) {
+          for (const [id, block, , delivered] of gone) {
             if (delivered) queue.push({ event: "retraction", id, body: JSON.stringify({ id, reason: "reorg" }) });
+            else skipped.push([id, block]);
           }
         }
       }
 
       const rows = await eventsBetween(tx, topics, { after: positionOf(cursor), until: head, limit: batchSize });
+      const never = new Set(skipped.map(([id]) => id));
       for (const event of rows) {
         if (comparePositions(event, positionOf(cursor)) <= 0) continue;
-        const wanted = kinds.size === 0 || kinds.has(event.kind);
+        // an event the receiver never got, back after a reorg undid and redid its block: still not sent
+        const wanted = (kinds.size === 0 || kinds.has(event.kind)) && !never.has(event.id);
         if (wanted) queue.push({ event: event.kind, id: event.id, body: JSON.stringify(presentEvent(event)) });
         cursor = markOf(event);
         recent.push(toStored(cursor, wanted));
@@ -263,7 +267,12 @@ export async function readWebhookProgress(
         recent = recent.slice(keepFrom);
         changed = true;
       }
-      return { cursor, floor, recent, queue, full: rows.length === batchSize, changed };
+      const unfinal = skipped.filter(([, block]) => BigInt(block) > finalUpTo);
+      if (unfinal.length !== skipped.length) {
+        skipped = unfinal;
+        changed = true;
+      }
+      return { cursor, floor, recent, skipped, queue, full: rows.length === batchSize, changed };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
