@@ -201,6 +201,27 @@ const platformVariables = {
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** GET /events: a keep-alive comment after this many seconds without a message. */
   EVENTS_KEEPALIVE_SECONDS: count(15, 3_600),
+  /** Webhooks: `false` keeps this process from delivering (another replica does; the routes still work). */
+  WEBHOOK_WORKER_ENABLED: z.stringbool().default(true),
+  /**
+   * Webhooks: `true` lets subscriptions and deliveries reach private addresses (loopback, LAN,
+   * link-local): for the devnet and the tests only; production mode refuses it. Default: public
+   * addresses only.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  /** Webhooks: how often the worker looks for new events and due retries. */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Webhooks: a delivery's deadline (connect, send, the receiver's answer). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(10_000),
+  /** Webhooks: the first retry's delay; each further failure doubles it, up to WEBHOOK_RETRY_MAX_DELAY_MS. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(1).max(86_400_000).default(3_600_000),
+  /** Webhooks: a subscription failing for this long (since its first failure in a row) is paused. */
+  WEBHOOK_RETRY_FOR_MS: z.coerce.number().int().min(1).max(30 * 86_400_000).default(86_400_000),
+  /** Webhooks: …or after this many failures in a row. */
+  WEBHOOK_MAX_FAILURES: count(50, 10_000),
+  /** Webhooks: subscriptions per agent. */
+  WEBHOOK_MAX_PER_AGENT: count(20, 1_000),
   /** `off`: no response cache of public reads and no per-user read cache (see api/platform/read-cache.ts). */
   READ_CACHE: z.enum(["on", "off"]).default("on"),
   /** How old (ms) the read version an anonymous public read uses may be; 0: strict (see api/http/read-version.ts). */
@@ -494,6 +515,7 @@ export function productionProblems(env: RawEnv = processEnv(), provided: readonl
     }
     if (!e.EVAL_PUBLIC_URL) problems.push("EVAL_PUBLIC_URL (else upload URLs are signed for whatever Host a request names)");
   }
+  if (e.WEBHOOK_ALLOW_PRIVATE) problems.push("WEBHOOK_ALLOW_PRIVATE unset or false (true lets any agent aim webhook deliveries at private addresses)");
   if (!e.METRICS_TOKEN && !isLoopbackName(e.HOST)) {
     problems.push(`METRICS_TOKEN or METRICS_TOKEN_FILE (HOST=${e.HOST} is not a loopback address)`);
   }

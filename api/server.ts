@@ -15,9 +15,11 @@ import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
 import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
+import { loadPlatformConfig } from "./platform/config";
 import { createPlatformContext } from "./platform/context";
 import { preparePodList } from "./platform/services/pod-list";
 import { createRecordVerifiers } from "./ledger/ledger";
+import { createWebhookWorker, type WebhookWorker } from "./platform/services/webhook-worker";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
 import { observeReorgReconciler } from "./http/metrics";
 
@@ -76,6 +78,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
   let redis: ApiDeps["redis"];
   let settlementWorker: SettlementWorker | null = null;
   let reconciler: ReorgReconciler | undefined;
+  let webhookWorker: WebhookWorker | null = null;
   let platformApp: ReturnType<typeof createPlatformApp> | undefined;
 
   const lifecycle = { draining: false };
@@ -87,6 +90,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     }
     lifecycle.draining = true;
     await settlementWorker?.stop();
+    await webhookWorker?.stop();
     await reconciler?.stop();
     // first: the event streams end now instead of holding their connections for the grace period
     platformApp?.close();
@@ -121,6 +125,13 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
     reconciler = startReorgReconciler(deps);
+    webhookWorker = createWebhookWorker({
+      db: store.db,
+      viewsSchema: config.ponderViewsSchema,
+      config: loadPlatformConfig().webhooks,
+      logger: logger.child({ service: "webhooks" }),
+    });
+    webhookWorker?.start();
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

@@ -775,6 +775,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhook subscriptions, oldest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to protocol events (signed POSTs, in block order, retried, reorg-aware)
+         * @description The event stream's events (GET /events), each POSTed as the same JSON, with its id, to `url`; a reorg that removes a delivered event sends a retraction `{id, reason: "reorg"}`. Signed: `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` with the subscription's `secret` (answered once). One message at a time per subscription, the next after a 2xx; failures are retried with exponential backoff, then the subscription is paused. See docs/webhooks.md.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subscription: its status, last error, failures in a row and why it is paused */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a subscription (deliveries stop) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused subscription: deliveries go on from where they stopped, nothing skipped */
+        post: operations["resumeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2059,6 +2115,166 @@ export interface components {
              * @example 100000000000000000000
              */
             primary: string;
+        };
+        /**
+         * @example {
+         *       "id": "5d0f3a9e-2b7c-4e1a-9c6d-8f2e1b3a4c5d",
+         *       "url": "https://agent.example.org/hooks/datamarket",
+         *       "kinds": [
+         *         "vote"
+         *       ],
+         *       "filters": {
+         *         "datanet": "1",
+         *         "pod": null,
+         *         "wallet": null
+         *       },
+         *       "status": "active",
+         *       "pausedReason": null,
+         *       "lastError": null,
+         *       "failureCount": 0,
+         *       "pending": 0,
+         *       "cursor": "73-0-917204b99f438f71",
+         *       "lastDeliveredId": "73-0-917204b99f438f71",
+         *       "lastDeliveredAt": "2026-11-26T00:38:50.000Z",
+         *       "lastAttemptAt": "2026-11-26T00:38:50.000Z",
+         *       "nextAttemptAt": "2026-11-26T00:38:51.000Z",
+         *       "createdAt": "2026-11-26T00:30:00.000Z",
+         *       "secret": "whsec_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
+         *     }
+         */
+        CreatedWebhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every kind */
+            kinds: string[];
+            filters: {
+                datanet: string | null;
+                pod: string | null;
+                wallet: string | null;
+            };
+            /** @enum {string} */
+            status: "active" | "paused";
+            /** @description Why deliveries stopped (paused only); POST …/resume */
+            pausedReason: string | null;
+            /** @description The last failed attempt's error */
+            lastError: string | null;
+            /** @description Failed attempts in a row */
+            failureCount: number;
+            /** @description Messages taken from the log and not yet acknowledged */
+            pending: number;
+            /** @description The last event of the log passed (`0`: none yet) */
+            cursor: string;
+            lastDeliveredId: string | null;
+            /** Format: date-time */
+            lastDeliveredAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The HMAC-SHA256 key of the signatures (shown once) */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://agent.example.org/hooks/datamarket",
+         *       "kinds": [
+         *         "vote"
+         *       ],
+         *       "datanet": "1"
+         *     }
+         */
+        CreateWebhookBody: {
+            /**
+             * @description Where events are POSTed: http or https, resolving to public addresses only
+             * @example https://agent.example.org/hooks/datamarket
+             */
+            url: string;
+            /**
+             * @description Event kinds to deliver (the event stream's); omitted or empty: every kind
+             * @example [
+             *       "vote",
+             *       "pod_minted"
+             *     ]
+             */
+            kinds?: ("datanet_published" | "pod_minted" | "pod_republished" | "pod_invalidated" | "vote" | "emissions_claimed" | "access_granted" | "lock_created" | "lock_increased" | "lock_extended" | "lock_withdrawn")[];
+            /**
+             * @description Only events of this datanet (its subnetId)
+             * @example 1
+             */
+            datanet?: string;
+            /**
+             * @description Only events of this pod (its token id)
+             * @example 1
+             */
+            pod?: string;
+            /**
+             * @description Only events this wallet takes part in
+             * @example 0x70997970c51812dc3a010c7d01b50e0d17dc79c8
+             */
+            wallet?: string;
+            /** @description true: start from the first event of the log; default: from the events indexed after the subscription */
+            replay?: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "5d0f3a9e-2b7c-4e1a-9c6d-8f2e1b3a4c5d",
+         *       "url": "https://agent.example.org/hooks/datamarket",
+         *       "kinds": [
+         *         "vote"
+         *       ],
+         *       "filters": {
+         *         "datanet": "1",
+         *         "pod": null,
+         *         "wallet": null
+         *       },
+         *       "status": "active",
+         *       "pausedReason": null,
+         *       "lastError": null,
+         *       "failureCount": 0,
+         *       "pending": 0,
+         *       "cursor": "73-0-917204b99f438f71",
+         *       "lastDeliveredId": "73-0-917204b99f438f71",
+         *       "lastDeliveredAt": "2026-11-26T00:38:50.000Z",
+         *       "lastAttemptAt": "2026-11-26T00:38:50.000Z",
+         *       "nextAttemptAt": "2026-11-26T00:38:51.000Z",
+         *       "createdAt": "2026-11-26T00:30:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every kind */
+            kinds: string[];
+            filters: {
+                datanet: string | null;
+                pod: string | null;
+                wallet: string | null;
+            };
+            /** @enum {string} */
+            status: "active" | "paused";
+            /** @description Why deliveries stopped (paused only); POST …/resume */
+            pausedReason: string | null;
+            /** @description The last failed attempt's error */
+            lastError: string | null;
+            /** @description Failed attempts in a row */
+            failureCount: number;
+            /** @description Messages taken from the log and not yet acknowledged */
+            pending: number;
+            /** @description The last event of the log passed (`0`: none yet) */
+            cursor: string;
+            lastDeliveredId: string | null;
+            /** Format: date-time */
+            lastDeliveredAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;
@@ -5051,6 +5267,226 @@ export interface operations {
             };
             /** @description Indexer not ready, or too many open streams (see Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: {
+                /** @description Answer only from state at or after this block: waits up to 2 s for the indexer to reach it, else 409 with Retry-After. Every answer of this route names the block it reflects in `X-Indexed-Block`. */
+                minBlock?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret (shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                    };
+                };
+            };
+            /** @description Invalid body, a URL that is not http(s) or does not resolve to public addresses, or too many subscriptions */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The indexer has not reached `minBlock` yet; see Retry-After and X-Indexed-Block */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Indexer not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Missing or unknown agent credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription of the caller's */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -47,6 +47,7 @@ const LINK_TITLES: Record<string, string> = {
   "chat-server.md": "Chat server",
   "evaluation-api.md": "Evaluation API",
   "events.md": "Event stream",
+  "webhooks.md": "Webhooks",
   "graphql.md": "GraphQL",
   "reorgs.md": "Reorgs",
   "architecture.md": "Architecture",

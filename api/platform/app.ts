@@ -25,6 +25,7 @@ import { subnetsRouter } from "./routes/subnets/subnets.index";
 import { subscriptionsRouter } from "./routes/subscriptions/subscriptions.index";
 import { votesRouter } from "./routes/votes/votes.index";
 import { walletsRouter } from "./routes/wallets/wallets.index";
+import { webhooksRouter } from "./routes/webhooks/webhooks.index";
 import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
 import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
@@ -59,6 +60,7 @@ const routers = [
   datasetsRouter,
   walletsRouter,
   eventsRouter,
+  webhooksRouter,
 ];
 
 /**

@@ -32,6 +32,20 @@ export interface PlatformConfig {
   events: EventStreamConfig;
   /** READ_CACHE and READ_VERSION_MAX_AGE_MS (see read-cache.ts). */
   readCache: { enabled: boolean; versionMaxAgeMs: number };
+  /** The WEBHOOK_* settings (see docs/webhooks.md). */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  workerEnabled: boolean;
+  allowPrivate: boolean;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  retryForMs: number;
+  maxFailures: number;
+  maxPerAgent: number;
 }
 
 export interface EventStreamConfig {
@@ -68,6 +82,17 @@ export function loadPlatformConfig(env: RawEnv = processEnv()): PlatformConfig {
       keepAliveMs: e.EVENTS_KEEPALIVE_SECONDS * 1000,
     },
     readCache: { enabled: e.READ_CACHE === "on", versionMaxAgeMs: e.READ_VERSION_MAX_AGE_MS },
+    webhooks: {
+      workerEnabled: e.WEBHOOK_WORKER_ENABLED,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,
+      retryForMs: e.WEBHOOK_RETRY_FOR_MS,
+      maxFailures: e.WEBHOOK_MAX_FAILURES,
+      maxPerAgent: e.WEBHOOK_MAX_PER_AGENT,
+    },
   };
 }
 

@@ -23,6 +23,11 @@ export const agentAuth = createAuthMiddleware<PlatformServices, "agent", Authent
   authenticateAgent(c, c.get("ctx").db, { ownPath: true }),
 );
 
+/** The agent bearer credential on routes without an `agentId` in the path (401 on any failure), then the per-agent rate limit. */
+export const agentCallerAuth = createAuthMiddleware<PlatformServices, "agent", AuthenticatedAgent>("agent", (c) =>
+  authenticateAgent(c, c.get("ctx").db, { ownPath: false }),
+);
+
 /** `Authorization: Bearer <STATS_API_KEY>` (401 on any failure). */
 export const statsKeyAuth = createMiddleware<PlatformEnv>(async (c, next) => {
   assertStatsKey(c, c.get("ctx").platform.statsApiKeys());

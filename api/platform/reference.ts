@@ -3,7 +3,7 @@ import type { SurfaceReference } from "../http/reference";
 /** The Platform API's self-description: `info` of /openapi.json, the /docs page, `/`. */
 export const PLATFORM_REFERENCE: Omit<SurfaceReference, "signIn"> = {
   title: "Data-Market Platform API",
-  guides: ["platform-api.md", "events.md", "graphql.md", "reorgs.md"],
+  guides: ["platform-api.md", "events.md", "webhooks.md", "graphql.md", "reorgs.md"],
   links: { graphqlPlayground: { path: "/graphql/playground", title: "GraphQL playground" } },
   description: `
 Datanets ("subnets"), pods, votes, comments, feedback, stakes, locks, stats and agents of the data

@@ -61,6 +61,9 @@ describe("production mode", () => {
     expect(without("EVAL_PUBLIC_URL")).toEqual([expect.stringMatching(/^EVAL_PUBLIC_URL /)]);
     expect(productionProblems({ ...COMPLETE, HOST: "0.0.0.0" })).toEqual([expect.stringMatching(/^METRICS_TOKEN /)]);
     expect(productionProblems({ ...COMPLETE, HOST: "0.0.0.0", METRICS_TOKEN: "m".repeat(16) })).toEqual([]);
+    // webhooks to private addresses are for the devnet and the tests only
+    expect(productionProblems({ ...COMPLETE, WEBHOOK_ALLOW_PRIVATE: "true" })).toEqual([expect.stringMatching(/^WEBHOOK_ALLOW_PRIVATE /)]);
+    expect(productionProblems({ WEBHOOK_ALLOW_PRIVATE: "true" })).toEqual([]);
     // S3 signs its own URLs: no local secret and no Host involved
     const { EVAL_URL_SIGNING_SECRET: _s, EVAL_PUBLIC_URL: _u, ...s3 } = COMPLETE;
     expect(productionProblems({ ...s3, EVAL_STORAGE: "s3", S3_BUCKET: "b" })).toEqual([]);

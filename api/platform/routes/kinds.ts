@@ -6,7 +6,7 @@
 import { chainReady } from "../../http/middleware";
 import { commonErrors, errorResponse } from "../../http/openapi";
 import { routeKind } from "../../http/route";
-import { agentAuth, userAuth } from "../middleware";
+import { agentAuth, agentCallerAuth, userAuth } from "../middleware";
 import { AGENT_BEARER_SECURITY, IDP_COOKIE_SECURITY } from "../schemas/common";
 
 type ErrorResponse = ReturnType<typeof errorResponse>;
@@ -42,6 +42,20 @@ export function platformRoutes(tags: string[], unauthorized: ErrorResponse = com
     }),
     /** The agent bearer credential for the path's own `agentId` (`agentAuth`, `c.get("agent")`). */
     agent: routeKind({ tags, middleware: [agentAuth], security: AGENT_BEARER_SECURITY, responses: agentErrors }),
+    /** The agent bearer credential, no `agentId` in the path: the caller's own resources (`c.get("agent")`). */
+    agentCaller: routeKind({
+      tags,
+      middleware: [agentCallerAuth],
+      security: AGENT_BEARER_SECURITY,
+      responses: { 401: agentErrors[401] },
+    }),
+    /** `agentCaller`, then `chainReady`. */
+    agentCallerIndexed: routeKind({
+      tags,
+      middleware: [agentCallerAuth, chainReady],
+      security: AGENT_BEARER_SECURITY,
+      responses: { 401: agentErrors[401], ...indexerNotReady },
+    }),
     /** `agent`, then `chainReady`. */
     agentIndexed: routeKind({
       tags,
