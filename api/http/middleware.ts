@@ -32,9 +32,11 @@ export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
       return null;
     },
   );
+  const headers = indexedBlockHeaders(head);
+  c.set("indexedBlockHeaders", headers);
   await next();
   // (straight onto Node's answer where there is one: no Headers object is built for it)
-  for (const [name, value] of Object.entries(indexedBlockHeaders(head))) setAnswerHeader(c as unknown as Context, name, value);
+  for (const [name, value] of Object.entries(headers)) setAnswerHeader(c as unknown as Context, name, value);
 });
 
 /** The per-identity budget, after an auth middleware has set `identity`. */

@@ -193,6 +193,8 @@ function okHeadersOf(body: Uint8Array, contentType: string, etag: string, status
 
 /** What a computed answer keeps: its body (and, when small, its text), type, ETag, route and target. */
 interface KeptBody {
+  /** The indexed block the body reflects (chainReady's X-Indexed-Block headers), sent with every answer of it. */
+  blockHeaders: Record<string, string>;
   body: Uint8Array;
   bodyText: string | undefined;
   contentType: string;
@@ -202,9 +204,9 @@ interface KeptBody {
 }
 
 /** The 200 and the 304 of a kept body, as a request with `x-cache: status` gets them. */
-function answersOf({ body, bodyText, contentType, etag, route, plainTarget }: KeptBody, status: "hit" | "stale") {
-  const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-  const okHeaders = okHeadersOf(body, contentType, etag, status);
+function answersOf({ blockHeaders, body, bodyText, contentType, etag, route, plainTarget }: KeptBody, status: "hit" | "stale") {
+  const notModifiedHeaders = { etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status, ...blockHeaders };
+  const okHeaders = { ...okHeadersOf(body, contentType, etag, status), ...blockHeaders };
   const ok: CachedAnswer = { status: 200, body, headers: okHeaders, headerList: flatList(okHeaders), route, plainTarget, bodyText };
   const notModified: CachedAnswer = {
     status: 304,
@@ -358,7 +360,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
         const route = routeTemplate(c);
         const bodyText = smallBodyText(body);
-        const kept: KeptBody = { body, bodyText, contentType, etag, route, plainTarget: isPlainTarget(url.target) };
+        const kept: KeptBody = {
+          blockHeaders: c.get("indexedBlockHeaders") ?? {},
+          body,
+          bodyText,
+          contentType,
+          etag,
+          route,
+          plainTarget: isPlainTarget(url.target),
+        };
         entry = {
           url,
           body,

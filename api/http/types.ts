@@ -43,6 +43,8 @@ export interface AppVariables {
   rateLimitBudgets?: RequestBudgets;
   /** Set when the response cache answered the request from a kept answer (its request line is at debug). */
   answeredFromCache?: boolean;
+  /** The headers naming the indexed block a chain-backed answer reflects (chainReady): kept with a cached answer. */
+  indexedBlockHeaders?: Record<string, string>;
 }
 
 export interface AppEnv {

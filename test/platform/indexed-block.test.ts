@@ -81,3 +81,17 @@ describe("the OpenAPI document declares ?minBlock", () => {
     for (const op of declaring) expect(Object.keys(op.responses), op.operationId).toContain("409");
   });
 });
+
+describe("a kept answer names its block too", () => {
+  it("the same read twice, and its 304: each carries the block the answer reflects", async () => {
+    const head = Number(await stack.devnet.protocol.publicClient.getBlockNumber({ cacheTime: 0 }));
+    const first = await get("/public/subnets?limit=3");
+    const again = await get("/public/subnets?limit=3");
+    expect(again.headers.get("x-cache")).toBe("hit");
+    const etag = again.headers.get("etag");
+    expect(etag).toBeTruthy();
+    const revalidated = await fetch(`${stack.platformUrl}/api/v1/public/subnets?limit=3`, { headers: { "if-none-match": etag! } });
+    expect(revalidated.status).toBe(304);
+    for (const response of [first, again, revalidated]) expect(Number(response.headers.get("x-indexed-block"))).toBe(head);
+  });
+});
