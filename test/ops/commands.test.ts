@@ -20,7 +20,7 @@ async function npmRun(script: string, args: string[]) {
  * Every npm script is a command a person runs, and each answers `--help` without running; the
  * exceptions are tools' own entry points (their help is the tool's) and the watch mode of `start`.
  */
-const NOT_COMMANDS = new Set(["postinstall", "test", "test:browser", "typecheck", "lint", "dev", "db:generate"]);
+const NOT_COMMANDS = new Set(["postinstall", "test", "test:browser", "test:scale", "typecheck", "lint", "dev", "db:generate"]);
 const COMMANDS = Object.keys(
   (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts,
 ).filter((name) => !NOT_COMMANDS.has(name));
