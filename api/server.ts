@@ -83,12 +83,10 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
 
   const lifecycle = { draining: false };
   const close = async () => {
-    if (!lifecycle.draining && config.shutdownDrainMs > 0 && servers.length > 0) {
-      // not ready, and every answer closes its connection, while a proxy moves to the other replicas
-      lifecycle.draining = true;
-      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
-    }
+    const drain = !lifecycle.draining && config.shutdownDrainMs > 0 && servers.length > 0;
     lifecycle.draining = true;
+    // not ready, and every answer closes its connection, while a proxy moves to the other replicas
+    if (drain) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     await settlementWorker?.stop();
     await webhookWorker?.stop();
     await reconciler?.stop();
