@@ -17,7 +17,6 @@ import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
 import { loadPlatformConfig } from "./platform/config";
 import { createPlatformContext } from "./platform/context";
-import { preparePodList } from "./platform/services/pod-list";
 import { createRecordVerifiers } from "./ledger/ledger";
 import { createWebhookWorker, type WebhookWorker } from "./platform/services/webhook-worker";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
@@ -112,7 +111,6 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis, lifecycle };
     platformApp = createPlatformApp(deps);
-    preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
     for (const [app, port] of [
       [platformApp, config.ports.platform],
       [createChatApp(deps), config.ports.chat],

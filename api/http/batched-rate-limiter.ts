@@ -114,16 +114,6 @@ export class BatchedRateLimiter {
     return this.standing(counter, now);
   }
 
-  /** `take`, if `points` more for `key` stay within the budget; else undefined, nothing counted. */
-  takeIfAdmitted(key: string | number, points = 1): Standing | undefined {
-    const now = this.now();
-    const counter = this.counter(key, now);
-    if (consumedOf(counter) + points > this.points) return undefined;
-    counter.pending += points;
-    this.schedule();
-    return this.standing(counter, now);
-  }
-
   private standing(counter: Counter, now: number): Standing {
     const consumed = consumedOf(counter);
     return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };

@@ -9,7 +9,6 @@ import { limitBodyExcept } from "./body-limit";
 import { corsMiddleware } from "./cors";
 import { errorBody, onError, onNotFound } from "./errors";
 import { createLogger, requestLogger } from "./logger";
-import { MemoRouter } from "./memo-router";
 import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
 import type { AppEnv, Surface } from "./types";
 import { requestHeader } from "./request-headers";
@@ -37,11 +36,6 @@ export function createRouter<E extends Env = AppEnv>(): OpenAPIHono<E> {
   return new OpenAPIHono<E>({ defaultHook: validationHook });
 }
 
-/** The root app of a surface: its resource routers' routes are copied into this one's router. */
-function createRootRouter<E extends Env>(): OpenAPIHono<E> {
-  return new OpenAPIHono<E>({ defaultHook: validationHook, router: new MemoRouter() });
-}
-
 /** `c.get("requestId")` (see requestIdFor), echoed in `X-Request-Id` on the finished answer. */
 const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const id = requestIdFor(requestHeader(c, "x-request-id"));
@@ -66,7 +60,7 @@ export interface CreateAppOptions {
  * counted itself) and CORS (api/http/cors.ts).
  */
 export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
-  const app = createRootRouter<E>();
+  const app = createRouter<E>();
   app.use(requestId);
   if (surface) app.use(requestMetrics(surface.name));
   app.use(requestLogger(logger));

@@ -152,13 +152,6 @@ const cacheLookups = localMetric(
   "counter",
 );
 
-const listedPodRefreshes = new Counter({
-  name: `${PREFIX}listed_pods_refreshes_total`,
-  help: "Refreshes of the pods the public list's totals come from, by kind (whole: every pod read; changes: only the changed ones)",
-  labelNames: ["kind"] as const,
-  registers: [metricsRegistry],
-});
-
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
@@ -220,10 +213,6 @@ export function countCacheLookup(
 /** countCacheLookup of one surface, cache and result, made once for a caller counting many. */
 export function cacheLookupCounter(surface: Surface, cache: "response" | "count", result: "hit" | "stale" | "miss"): () => void {
   return cacheLookups.handle(`${surface} ${cache} ${result}`, () => ({ surface, cache, result }));
-}
-
-export function countListedPodRefresh(kind: "whole" | "changes"): void {
-  listedPodRefreshes.inc({ kind });
 }
 
 // ---- measured at scrape time ----

@@ -1,10 +1,14 @@
 import type { IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type { Context, MiddlewareHandler } from "hono";
 import type pg from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { rateLimits } from "../db/offchain/shared";
 import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
 import { serviceUnavailable, tooManyRequests } from "./errors";
@@ -61,11 +65,15 @@ export interface RateLimitOptions {
 
 /** With `trustProxy`, the nearest hop of X-Forwarded-For (the one our proxy added). */
 function forwardedFor(header: string | undefined): string | undefined {
-  return header?.split(",").map((hop) => hop.trim()).filter(Boolean).at(-1);
+  return header
+    ?.split(",")
+    .map((hop) => hop.trim())
+    .filter(Boolean)
+    .at(-1);
 }
 
 /** The client of a Node request (see clientIp). */
-export function nodeClientIp(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
+function nodeClientIp(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
   const nearest = trustProxy ? forwardedFor(requestHeaderOf(incoming.headers, "x-forwarded-for")) : undefined;
   return nearest || incoming.socket?.remoteAddress;
 }
@@ -84,103 +92,24 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   }
 }
 
-const ipBudgetKeys = new Map<string, string>();
-
-/** The key of a client's per-IP budget (one string per address while it is used: the limiter finds its counter without hashing a new one). */
-export function ipBudgetKey(ip: string): string {
-  let key = ipBudgetKeys.get(ip);
-  if (key === undefined) {
-    if (ipBudgetKeys.size >= 10_000) ipBudgetKeys.clear();
-    ipBudgetKeys.set(ip, (key = `ip:${ip}`));
-  }
-  return key;
-}
-
-/** What markChargedAhead leaves on a Node request for the middleware. */
-const CHARGED_AHEAD = Symbol("ip budget charged ahead");
-type ChargedAhead = { key: string; standing: BudgetStanding };
-
-/**
- * Charges the per-IP budget of a Node request before the app sees it (the front of cached reads,
- * cached-read-front.ts), if the budget admits one more request. Undefined, with nothing charged:
- * no client address, or over budget (the middleware's 429). A request then passed on to the app
- * must be marked with markChargedAhead, or the middleware charges it again.
- */
-export function chargeIpAhead(incoming: IncomingMessage, limiter: BatchedRateLimiter, trustProxy: boolean): BudgetStanding | undefined {
-  const key = nodeBudgetKey(incoming, trustProxy);
-  if (key === undefined) return undefined;
-  const taken = limiter.takeIfAdmitted(key);
-  return taken && standingOf(limiter.points, taken.remainingPoints, taken.msBeforeNext);
-}
-
-const BUDGET_KEY = Symbol("per-IP budget key of the connection");
-
-/**
- * Without a trusted proxy the client is the connection's peer: its budget key is found once per
- * connection, not per request (a keep-alive client's later requests skip the address lookup).
- */
-function connectionBudgetKey(socket: (Socket & { [BUDGET_KEY]?: string }) | null | undefined): string | undefined {
-  if (!socket) return undefined;
-  let key = socket[BUDGET_KEY];
-  if (key === undefined) {
-    const ip = socket.remoteAddress;
-    if (!ip) return undefined;
-    socket[BUDGET_KEY] = key = ipBudgetKey(ip);
-  }
-  return key;
-}
-
-/** The per-IP budget key of a Node request: by the forwarded client behind a trusted proxy, else by the connection. */
-function nodeBudgetKey(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (!trustProxy) return connectionBudgetKey(incoming.socket);
-  const ip = nodeClientIp(incoming, true);
-  return ip ? ipBudgetKey(ip) : undefined;
-}
-
-/**
- * For a request chargeIpAhead charged and the app is to answer: the rate-limit middleware finds
- * its per-IP budget charged, as if it had charged it itself. (The requests the front answers need
- * no mark: one object less per request.)
- */
-export function markChargedAhead(incoming: IncomingMessage, trustProxy: boolean, standing: BudgetStanding): void {
-  const key = nodeBudgetKey(incoming, trustProxy);
-  if (key !== undefined) (incoming as IncomingMessage & { [CHARGED_AHEAD]?: ChargedAhead })[CHARGED_AHEAD] = { key, standing };
-}
-
 /** By request context (`c.var`; not by `c.req.raw`: a body limit may replace the raw request meanwhile). */
 function budgetsOf(c: Context<AppEnv>): RequestBudgets {
   let budgets = c.get("rateLimitBudgets");
-  if (!budgets) {
-    const ahead = (c.env as { incoming?: { [CHARGED_AHEAD]?: ChargedAhead } } | undefined)?.incoming?.[CHARGED_AHEAD];
-    budgets = ahead ? { charged: [ahead.key], standing: ahead.standing } : { charged: [] };
-    c.set("rateLimitBudgets", budgets);
-  }
+  if (!budgets) c.set("rateLimitBudgets", (budgets = { charged: [] }));
   return budgets;
 }
 
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
-/**
- * Puts the RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing into a
- * flat header list (name, value, …) from index `at`.
- */
-export function putRateLimitHeaders(list: string[], at: number, standing: BudgetStanding): string[] {
-  const [limit, remaining, reset] = RATE_LIMIT_HEADERS;
-  list[at] = limit;
-  list[at + 1] = String(standing.limit);
-  list[at + 2] = remaining;
-  list[at + 3] = String(standing.remaining);
-  list[at + 4] = reset;
-  list[at + 5] = String(standing.resetSeconds);
-  return list;
-}
-
-/** Appends the RateLimit-* headers of a budget standing to a flat header list. */
-export const pushRateLimitHeaders = (list: string[], standing: BudgetStanding): string[] =>
-  putRateLimitHeaders(list, list.length, standing);
+/** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing, as name, value pairs. */
+const rateLimitHeaders = (standing: BudgetStanding): Array<[string, string]> => [
+  ["RateLimit-Limit", String(standing.limit)],
+  ["RateLimit-Remaining", String(standing.remaining)],
+  ["RateLimit-Reset", String(standing.resetSeconds)],
+];
 
 /** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
-export function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {
+function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {
   return { limit, remaining: Math.max(0, remainingPoints), resetSeconds: Math.max(0, Math.ceil(msBeforeNext / 1000)) };
 }
 
@@ -191,7 +120,8 @@ function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number
   const current = budgets.standing;
   if (
     current &&
-    (current.remaining < standing.remaining || (current.remaining === standing.remaining && current.resetSeconds >= standing.resetSeconds))
+    (current.remaining < standing.remaining ||
+      (current.remaining === standing.remaining && current.resetSeconds >= standing.resetSeconds))
   ) {
     return;
   }
@@ -204,8 +134,7 @@ function keepRateLimitHeaders(c: Context<AppEnv>): void {
   if (!standing) return;
   // an answer that carries its own (a 429's) keeps them: set directly, the answer's win anyway
   if (!answerHeadersDirect(c) && c.res.headers.has("RateLimit-Limit")) return;
-  const headers = pushRateLimitHeaders([], standing);
-  for (let i = 0; i < headers.length; i += 2) setAnswerHeader(c, headers[i]!, headers[i + 1]!);
+  for (const [name, value] of rateLimitHeaders(standing)) setAnswerHeader(c, name, value);
 }
 
 /**
@@ -247,12 +176,17 @@ export function chargeBudget(
 }
 
 /** Over budget: throws the 429, with the request's RateLimit-* headers and Retry-After. */
-function reject(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number, budget: string): never {
+function reject(
+  c: Context<AppEnv>,
+  limit: number,
+  remainingPoints: number,
+  msBeforeNext: number,
+  budget: string,
+): never {
   noteStanding(c, limit, remainingPoints, msBeforeNext);
   countRateLimitRejection(c.get("surface"), budget);
   const error = tooManyRequests(msBeforeNext / 1000);
-  const headers = pushRateLimitHeaders([], budgetsOf(c).standing!);
-  for (let i = 0; i < headers.length; i += 2) error.headers[headers[i]!] = headers[i + 1]!;
+  for (const [name, value] of rateLimitHeaders(budgetsOf(c).standing!)) error.headers[name] = value;
   throw error;
 }
 
@@ -273,7 +207,7 @@ export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOption
   return async (c, next) => {
     if (options.skip?.(c)) return next();
     const budgets = budgetsOf(c);
-    const ipKey = ipBudgetKey(clientIp(c, options.trustProxy));
+    const ipKey = `ip:${clientIp(c, options.trustProxy)}`;
     if (!budgets.charged.includes(ipKey)) {
       budgets.charged.push(ipKey);
       const pending = chargeBudget(c, limiter, ipKey, "ip");

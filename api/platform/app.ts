@@ -1,17 +1,13 @@
-import type { Logger } from "pino";
 import { mountGraphqlPlayground } from "../http/graphql-playground";
 import { mountReference } from "../http/reference";
 import { PLATFORM_REFERENCE } from "./reference";
-import { BatchedRateLimiter } from "../http/batched-rate-limiter";
-import { cachedReadFront } from "../http/cached-read-front";
 import { createApp } from "../http/create-app";
 import { provideContext } from "../http/middleware";
 
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { createPlatformReadCache } from "./read-cache";
-import type { ResponseCache } from "../http/response-cache";
-import { createPlatformServices, type PlatformDeps, type PlatformEnv, type PlatformServices } from "./context";
+import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./context";
 import { agentsRouter } from "./routes/agents/agents.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { datasetsRouter } from "./routes/datasets/datasets.index";
@@ -30,20 +26,6 @@ import { AGENT_BEARER_SCHEME, IDP_COOKIE_SCHEME } from "./schemas/common";
 import { STATS_KEY_SCHEME } from "./routes/stats/stats.routes";
 
 export const PLATFORM_BASE_PATH = "/api/v1";
-
-/** The front of the cached public reads (api/http/cached-read-front.ts), when the budgets are counted in process. */
-function cachedReadFrontOf(ctx: PlatformServices, cache: ResponseCache, logger: Logger) {
-  const limiter: unknown = ctx.rateLimiter;
-  if (!(limiter instanceof BatchedRateLimiter)) return undefined;
-  return cachedReadFront({
-    surface: "platform",
-    cache,
-    limiter,
-    trustProxy: ctx.api.trustProxy,
-    corsOrigins: ctx.api.corsOrigins,
-    logger,
-  });
-}
 
 /** The resource routers, in the order they are mounted under PLATFORM_BASE_PATH. */
 const routers = [
@@ -68,7 +50,6 @@ const routers = [
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
  * dependencies from `c.get("ctx")` (PlatformServices), set once here. `close()` stops what the app
  * runs in the background (the event feed's poller): open event streams end at their next wake-up.
- * `front`, when there is one, sees each Node request before the app (serveApp, api/http/serve.ts).
  */
 export function createPlatformApp(deps: PlatformDeps) {
   const ctx = createPlatformServices(deps);
@@ -98,5 +79,5 @@ export function createPlatformApp(deps: PlatformDeps) {
   ctx.platform.statsApiKeys();
   mountReference(app, { ...PLATFORM_REFERENCE, signIn: ctx.platform.docsSignIn() });
   mountGraphqlPlayground(app, { ponderUrl: deps.config.ponderUrl, rateLimit: ctx.identityRateLimit });
-  return Object.assign(app, { close: () => ctx.eventFeed.close(), front: readCache && cachedReadFrontOf(ctx, readCache, logger) });
+  return Object.assign(app, { close: () => ctx.eventFeed.close() });
 }

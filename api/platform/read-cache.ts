@@ -8,11 +8,11 @@
 import type pg from "pg";
 import type { ApiDeps } from "../deps";
 import { createReadVersion, type ReadVersion } from "../http/read-version";
-import { countCacheLookup, countListedPodRefresh } from "../http/metrics";
-import { createResponseCache, createVersionedBodies, type ResponseCache, type VersionedBodies } from "../http/response-cache";
+import { countCacheLookup } from "../http/metrics";
+import { createResponseCache, type ResponseCache } from "../http/response-cache";
+import { createVersionedValues, type VersionedValues } from "../lib/versioned-values";
 import type { PlatformConfig } from "./config";
 import { onCountCacheLookup } from "./repositories/count-cache";
-import { onListedPodRefresh } from "./repositories/listed-pods";
 
 /** One read version per pool and views schema: the response cache and the user reads share its probes. */
 const readVersions = new WeakMap<pg.Pool, Map<string, ReadVersion>>();
@@ -40,7 +40,6 @@ export function platformReadVersion(pool: pg.Pool, viewsSchema: string, settings
 export function createPlatformReadCache(deps: ApiDeps, basePath: string, settings: ReadCacheSettings): ResponseCache | undefined {
   // the list totals' cache (repositories/count-cache.ts) works with or without the response cache
   onCountCacheLookup((hit) => countCacheLookup("platform", "count", hit ? "hit" : "miss"));
-  onListedPodRefresh((refresh) => countListedPodRefresh(refresh.kind));
   if (!settings.enabled) return undefined;
   const publicPrefix = `${basePath}/public/`;
   const stats = `${basePath}/stats`;
@@ -51,9 +50,9 @@ export function createPlatformReadCache(deps: ApiDeps, basePath: string, setting
 }
 
 /** At most 1,000 callers' answers, 64 MB (a user with 1,000 pods: ~450 KB). */
-const userBodies = createVersionedBodies();
+const userBodies = createVersionedValues<Uint8Array>({ sizeOf: (body) => body.byteLength });
 /** At most 100 datasets (a datanet and an item limit each), 64 MB. */
-const datasetBodies = createVersionedBodies({ maxEntries: 100 });
+const datasetBodies = createVersionedValues<Uint8Array>({ maxEntries: 100, sizeOf: (body) => body.byteLength });
 const encoder = new TextEncoder();
 
 type ReadContext = { pool: pg.Pool; viewsSchema: string; platform: { config: { readCache: ReadCacheSettings } } };
@@ -65,11 +64,11 @@ type ReadContext = { pool: pg.Pool; viewsSchema: string; platform: { config: { r
  * changes cost one tiny query instead of the whole read. Concurrent reads of one key and version
  * share one computation.
  */
-async function cachedRead(ctx: ReadContext, bodies: VersionedBodies, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
+async function cachedRead(ctx: ReadContext, bodies: VersionedValues<Uint8Array>, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
   const settings = ctx.platform.config.readCache;
   const version = settings.enabled ? await platformReadVersion(ctx.pool, ctx.viewsSchema, settings).current() : undefined;
-  if (version === undefined) return encoder.encode(JSON.stringify(await compute()));
-  return bodies.get(key, version, compute);
+  const encoded = async () => encoder.encode(JSON.stringify(await compute()));
+  return version === undefined ? encoded() : bodies.get(key, version, encoded);
 }
 
 /** A caller's own read (`key` names the read and the caller; `GET /me/pods`), see cachedRead. */

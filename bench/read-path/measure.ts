@@ -4,7 +4,7 @@
  */
 import type { ServerType } from "@hono/node-server";
 import { Hono } from "hono";
-import { createServer, type Server, type ServerResponse } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
@@ -12,15 +12,7 @@ import path from "node:path";
 import type { ApiConfig } from "../../api/config";
 import { createDb } from "../../api/db/client";
 import { pino, type Logger } from "pino";
-import type pg from "pg";
-import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import { BatchedRateLimiter } from "../../api/http/batched-rate-limiter";
-import { cachedReadFront } from "../../api/http/cached-read-front";
-import { createApp } from "../../api/http/create-app";
 import { createLogger } from "../../api/http/logger";
-import { rateLimit } from "../../api/http/rate-limit";
-import type { ReadVersion } from "../../api/http/read-version";
-import { createResponseCache, smallBodyText } from "../../api/http/response-cache";
 import { serveApp } from "../../api/http/serve";
 import { createPlatformApp } from "../../api/platform/app";
 import type { BenchData } from "./data";
@@ -44,8 +36,18 @@ function combine(runs: LoadResult[]): LoadResult {
   const mean = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
   const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
   return {
-    cpuUs: sum((r) => (r.cpuUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
-    userUs: sum((r) => (r.userUs ?? 0) * r.requests) / Math.max(1, sum((r) => r.requests)),
+    cpuUs:
+      sum((r) => (r.cpuUs ?? 0) * r.requests) /
+      Math.max(
+        1,
+        sum((r) => r.requests),
+      ),
+    userUs:
+      sum((r) => (r.userUs ?? 0) * r.requests) /
+      Math.max(
+        1,
+        sum((r) => r.requests),
+      ),
     rps: mean((r) => r.rps),
     p50Ms: mean((r) => r.p50Ms),
     p99Ms: mean((r) => r.p99Ms),
@@ -56,7 +58,8 @@ function combine(runs: LoadResult[]): LoadResult {
 }
 
 /** Serves `fetch` as the API serves its surfaces (serveApp), on a free loopback port. */
-const listen = (fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> => serveApp({ fetch }, "127.0.0.1", 0);
+const listen = (fetch: (req: Request) => Response | Promise<Response>): Promise<ServerType> =>
+  serveApp({ fetch }, "127.0.0.1", 0);
 
 const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -64,54 +67,8 @@ const urlOf = (server: ServerType | Server) => `http://127.0.0.1:${(server.addre
 const BARE_ANSWER_HEADERS = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
 
 /** The API's logger at `level`, its lines written as by default (synchronously) to /dev/null. */
-const devNullLogger = (level: "info" | "debug") => createLogger(level, { destination: pino.destination({ dest: "/dev/null", sync: true }) });
-
-/** A read version that never changes: the front's cost without the freshness probe. */
-const CONSTANT_VERSION: ReadVersion = {
-  current: async () => "bench",
-  recent: () => "bench",
-  invalidate: () => undefined,
-};
-
-/**
- * The Platform app's cached-read path on one trivial public route, its read version constant:
- * the first request is computed through the app and kept, every later one is answered by the
- * front (api/http/cached-read-front.ts) with everything it adds to a kept answer (request id, IP
- * budget and its headers, CORS, metrics, the request line, ETag). The same modules as the API's;
- * only the read version (no database probe) and the route are the bench's.
- */
-async function frontServer(pool: pg.Pool, logger: Logger): Promise<ServerType> {
-  const cache = createResponseCache({ version: CONSTANT_VERSION, cacheable: (p) => p.startsWith("/api/v1/public/") });
-  const limiter = new BatchedRateLimiter({ pool, points: 1_000_000_000, windowSeconds: 60, keyPrefix: "bench-front" });
-  const config = { host: "127.0.0.1", corsOrigins: "*" as const, metricsToken: undefined };
-  const app = createApp({ logger, surface: { name: "platform", config } });
-  app.use("/api/v1/*", rateLimit(limiter as unknown as RateLimiterAbstract, { trustProxy: false }));
-  app.use("/api/v1/*", cache.middleware);
-  app.get("/api/v1/public/bench/trivial", (c) => c.json({ hello: "world" }));
-  const front = cachedReadFront({ surface: "platform", cache, limiter, trustProxy: false, corsOrigins: "*", logger });
-  return serveApp({ fetch: app.fetch, front }, "127.0.0.1", 0);
-}
-
-/**
- * A Node listener that writes one answer as it is, with nothing else to do: what an answer of
- * those bytes and headers costs by itself (the headers but the per-connection ones).
- */
-async function constantAnswerServer(answer: Response): Promise<Server> {
-  const body = new Uint8Array(await answer.arrayBuffer());
-  const headers: string[] = [];
-  answer.headers.forEach((value, name) => {
-    if (name !== "date" && name !== "connection" && name !== "keep-alive") headers.push(name, value);
-  });
-  // written as the front writes it: a small body as text, with the headers in one write
-  const text = smallBodyText(body);
-  const server = createServer((_incoming, outgoing) => {
-    outgoing.writeHead(answer.status, headers);
-    if (text !== undefined) outgoing.end(text, "latin1");
-    else outgoing.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return server;
-}
+const devNullLogger = (level: "info" | "debug") =>
+  createLogger(level, { destination: pino.destination({ dest: "/dev/null", sync: true }) });
 
 /**
  * The references, in this process beside the API: a bare Hono app (GET /json); the Platform app
@@ -143,25 +100,16 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
   });
   const headersServer = await listen(headersApp.fetch);
   const loggedStack = await stackServer(devNullLogger("info"));
-  // the front at the API's default level (a kept answer's request line is at debug) and at debug
-  const front = await frontServer(stackStore.pool, devNullLogger("info"));
-  const loggedFront = await frontServer(stackStore.pool, devNullLogger("debug"));
-  // a kept answer of the front (the first request computes it), written by a listener doing nothing else
-  await (await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`)).arrayBuffer();
-  const keptAnswer = await constantAnswerServer(await fetch(`${urlOf(front)}/api/v1/public/bench/trivial`));
   const bareApp = new Hono();
   bareApp.get("/json", (c) => c.json({ hello: "world" }));
   const bareServer = await listen(bareApp.fetch);
-  const servers = [bareServer, silentStack, loggedStack, headersServer, front, loggedFront, keptAnswer];
+  const servers = [bareServer, silentStack, loggedStack, headersServer];
   return {
     stackUrls: {
       silent: urlOf(silentStack),
       info: urlOf(loggedStack),
       headers: urlOf(headersServer),
-      front: urlOf(front),
-      frontLogged: urlOf(loggedFront),
-      keptAnswer: urlOf(keptAnswer),
-    },
+    } as Record<ReferenceApp, string>,
     bareUrl: urlOf(bareServer),
     async close() {
       for (const server of servers) await new Promise((resolve) => server.close(resolve));
@@ -174,7 +122,13 @@ export async function startReferenceServers(config: ApiConfig, databaseUrl: stri
  * wrk on `paths`, with this process's CPU time per answered request (the API and the bare app run
  * here, wrk does not): steadier than req/s on a shared machine, where other work takes the cores at random.
  */
-export async function load(baseUrl: string, paths: string[], headers: Record<string, string> | undefined, connections: number, seconds: number) {
+export async function load(
+  baseUrl: string,
+  paths: string[],
+  headers: Record<string, string> | undefined,
+  connections: number,
+  seconds: number,
+) {
   const before = process.cpuUsage();
   const result = await runWrk({ baseUrl, paths, connections, seconds, headers });
   const used = process.cpuUsage(before);
@@ -233,7 +187,11 @@ export async function measureRoutes(o: MeasureOptions): Promise<Row[]> {
     const slice = o.seconds / o.rounds;
     for (let r = 0; r < o.rounds; r++) {
       bares.push(await load(o.bareUrl, ["/json"], undefined, CONNECTIONS, slice));
-      results.push(await profiled(`${o.scale}-${route.name}${o.label.replace(/\W+/g, "")}-${r}`, () => load(base, [p], headers, route.connections ?? CONNECTIONS, slice)));
+      results.push(
+        await profiled(`${o.scale}-${route.name}${o.label.replace(/\W+/g, "")}-${r}`, () =>
+          load(base, [p], headers, route.connections ?? CONNECTIONS, slice),
+        ),
+      );
     }
     const bare = combine(bares);
     const result = combine(results);

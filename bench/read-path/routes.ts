@@ -5,7 +5,7 @@ import { BENCH_AGENT_CREDENTIAL, BENCH_AGENT_ID, DATASET_SUBNET, type BenchData 
 /** Offset of the "deep" page: page 5,000 of limit 10, or the last page when there are fewer pods. */
 const deepOffset = (d: BenchData) => (Math.min(5_000, Math.ceil(d.pods / 10)) - 1) * 10;
 
-export type ReferenceApp = "silent" | "info" | "headers" | "front" | "frontLogged" | "keptAnswer";
+export type ReferenceApp = "silent" | "info" | "headers" | "ponder";
 
 export interface RouteCase {
   name: string;
@@ -28,6 +28,10 @@ export interface RouteCase {
   gzip?: boolean;
 }
 
+/** Page 1 of the pods as Ponder's GraphQL serves it (it knows no off-chain listing: every indexed pod). */
+const PONDER_PAGE1_QUERY =
+  '{ pods(orderBy: "id", orderDirection: "desc", limit: 10) { items { id owner subnetId mintEpoch validityEpoch cumulativeUpVotes cumulativeDownVotes } totalCount } }';
+
 export const ROUTE_PATHS: RouteCase[] = [
   // the per-request overhead (request id, metrics, log, CORS, context, rate limit) on a route that does nothing
   { name: "stack", path: () => "/api/v1/bench/trivial", stack: "silent" },
@@ -35,13 +39,6 @@ export const ROUTE_PATHS: RouteCase[] = [
   { name: "stackLogged", path: () => "/api/v1/bench/trivial", stack: "info" },
   // a bare route sending the stack's answer headers (rate limit, CORS, request id): their cost alone
   { name: "bareHeaders", path: () => "/json", stack: "headers" },
-  // a kept answer of a trivial public route, served by the front of cached reads (no read-version
-  // probe): the whole per-request cost of a cached read (request id, IP budget, CORS, metrics, log, ETag)
-  { name: "front", path: () => "/api/v1/public/bench/trivial", stack: "front" },
-  // the same with LOG_LEVEL=debug: a request line for each kept answer
-  { name: "frontLogged", path: () => "/api/v1/public/bench/trivial", stack: "frontLogged" },
-  // that answer's bytes and headers written by a listener doing nothing else: front ÷ keptAnswer is the front's own work
-  { name: "keptAnswer", path: () => "/api/v1/public/bench/trivial", stack: "keptAnswer" },
   { name: "page1", path: () => "/api/v1/public/pods?page=1&limit=10" },
   // page 5,000 of limit 10, or the last page when there are fewer pods (see deepOffset)
   { name: "deep", path: (d) => `/api/v1/public/pods?page=${deepOffset(d) / 10 + 1}&limit=10` },
@@ -50,6 +47,12 @@ export const ROUTE_PATHS: RouteCase[] = [
     name: "cursorDeep",
     path: (d) =>
       `/api/v1/public/pods?limit=10&cursor=${encodeCursor({ after: BigInt(d.pods - deepOffset(d) + 1), offset: deepOffset(d) }, fingerprint(undefined, undefined, undefined))}`,
+  },
+  // the peer an integrator would otherwise use: Ponder's GraphQL for the same first page (newest 10 pods and the total)
+  {
+    name: "ponderGraphql",
+    path: () => `/graphql?query=${encodeURIComponent(PONDER_PAGE1_QUERY)}`,
+    stack: "ponder",
   },
   { name: "search", path: () => "/api/v1/public/pods?page=1&limit=10&search=bravo" },
   // a datanet that grows with the market (DATASET_SUBNET does not: see data.ts)

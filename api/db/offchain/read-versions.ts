@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, integer, numeric, timestamp } from "drizzle-orm/pg-core";
+import { bigint, integer } from "drizzle-orm/pg-core";
 import { offchain } from "./shared";
 
 /**
@@ -23,22 +23,3 @@ export const listVersions = offchain.table("list_versions", {
   version: bigint("version", { mode: "number" }).notNull().default(0),
 });
 
-/**
- * Which pods' listing each off-chain write changed (api/platform/repositories/listed-pods.ts
- * follows it instead of reading every listed pod again): a row per token id that a pod draft's
- * insert, delete or change of token id, mint, ban or archive touched (old and new id), written by
- * row triggers in the writing transaction (migration 0009). `txid` is that transaction's id, so a
- * reader knows which rows its last snapshot did not see (`pg_visible_in_snapshot`), whatever the
- * commit order. A null token id means every pod (a TRUNCATE). Rows older than a day are deleted
- * by the same trigger; a reader whose last refresh is older reads the whole list again.
- */
-export const listChanges = offchain.table(
-  "list_changes",
-  {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
-    txid: bigint("txid", { mode: "number" }).notNull(),
-    tokenId: numeric("token_id", { precision: 78, scale: 0 }),
-    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index("list_changes_txid_idx").on(t.txid), index("list_changes_at_idx").on(t.at)],
-);

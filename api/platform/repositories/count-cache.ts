@@ -13,15 +13,21 @@
  *   the response cache's offchain.read_versions. Every other column the list's totals, boundaries
  *   and search ids read is indexed chain state (the two guards above); the datanet and creator
  *   columns of a page are joined per request, not cached here.
- * Reading the stamp is three index lookups; a count or an OFFSET walk over 100k pods is a scan.
+ * Reading the stamp is three index lookups; a count or an OFFSET walk over 100k pods is a scan
+ * (~50-200 ms at 100k pods, bench/README.md), done once per stamp and process.
  */
 import { sql } from "drizzle-orm";
 import { chain, viewsDeploymentSql } from "../../db/chain";
 import { isUndefinedTable } from "../../db/errors";
+import { createVersionedValues } from "../../lib/versioned-values";
 import type { Executor } from "./subnets";
 
-const MAX_ENTRIES = 10_000;
-const values = new Map<string, Promise<unknown>>();
+/** At most 10,000 values, and 32 MB of the lists of token ids among them. */
+const values = createVersionedValues<unknown>({
+  maxEntries: 10_000,
+  maxBytes: 32 * 2 ** 20,
+  sizeOf: (value) => (ArrayBuffer.isView(value) ? value.byteLength : 0),
+});
 const watchers = new Set<(key: string, hit: boolean) => void>();
 let stopMetricsWatcher: (() => void) | undefined;
 
@@ -37,15 +43,10 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
   stopMetricsWatcher = watchCountCache((_key, hit) => listener(hit));
 }
 
-/** The stamp as an SQL expression (listed-pods.ts reads it in its refresh's snapshot). */
-export const listStampSql =
-  () => sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
+const STAMP_SQL = sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
   || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
   || ':' || coalesce(${sql.raw(viewsDeploymentSql())}, '')
   || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text`;
-
-/** The deployment field of a stamp of listStampSql: the next-to-last (the first may hold a colon). */
-export const stampDeployment = (stamp: string): string | undefined => stamp.split(":").at(-2);
 
 /**
  * The stamp of the listed set now (see above); undefined while the indexer's views lack
@@ -54,7 +55,7 @@ export const stampDeployment = (stamp: string): string | undefined => stamp.spli
  */
 export async function listStamp(db: Executor): Promise<string | undefined> {
   try {
-    const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${listStampSql()} AS stamp`);
+    const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${STAMP_SQL} AS stamp`);
     return result.rows[0]?.stamp ?? undefined;
   } catch (error) {
     if (isUndefinedTable(error)) return undefined;
@@ -62,56 +63,21 @@ export async function listStamp(db: Executor): Promise<string | undefined> {
   }
 }
 
-/** Most bytes of the values that say their size (lists of token ids), oldest dropped first. */
-const MAX_BYTES = 32 * 2 ** 20;
-const sizes = new Map<string, number>();
-let bytes = 0;
-
-function drop(cacheKey: string): void {
-  values.delete(cacheKey);
-  bytes -= sizes.get(cacheKey) ?? 0;
-  sizes.delete(cacheKey);
-}
-
 /**
  * The value named by `key` (a total, a page boundary, a search's token ids) at `stamp`, computed
- * once per stamp and process. `sizeOf` gives a value's size in bytes: such values are held
- * within MAX_BYTES together (oldest dropped first), the others by number (MAX_ENTRIES).
+ * once per stamp and process (api/lib/versioned-values.ts); without a stamp, computed each time.
  */
-export function cachedAtStamp<T>(
-  stamp: string | undefined,
-  key: string,
-  compute: () => Promise<T>,
-  sizeOf?: (value: T) => number,
-): Promise<T> {
+export function cachedAtStamp<T>(stamp: string | undefined, key: string, compute: () => Promise<T>): Promise<T> {
   if (stamp === undefined) return compute();
-  const cacheKey = `${stamp}\n${key}`;
-  let value = values.get(cacheKey) as Promise<T> | undefined;
-  for (const watcher of watchers) watcher(key, value !== undefined);
-  if (!value) {
-    if (values.size >= MAX_ENTRIES) {
-      values.clear();
-      sizes.clear();
-      bytes = 0;
-    }
-    const computed = compute();
-    value = computed;
-    values.set(cacheKey, computed);
-    computed.then(
-      (result) => {
-        if (!sizeOf || values.get(cacheKey) !== computed) return;
-        const size = sizeOf(result);
-        sizes.set(cacheKey, size);
-        bytes += size;
-        for (const k of sizes.keys()) {
-          if (bytes <= MAX_BYTES) break;
-          drop(k);
-        }
-      },
-      () => {
-        if (values.get(cacheKey) === computed) drop(cacheKey);
-      },
-    );
+  if (watchers.size > 0) {
+    // (peeks without computing: a lookup of the same key and stamp right after is a hit)
+    let hit = true;
+    const value = values.get(key, stamp, () => {
+      hit = false;
+      return compute();
+    });
+    for (const watcher of watchers) watcher(key, hit);
+    return value as Promise<T>;
   }
-  return value;
+  return values.get(key, stamp, compute) as Promise<T>;
 }

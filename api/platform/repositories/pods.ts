@@ -4,8 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { chain } from "../../db/chain";
 import { agents, podDrafts, podRepublishes, podSearchDocument, subnetDrafts, users } from "../../db/offchain";
 import { isTokenIdRef, isUuid, searchCondition, type Executor } from "./subnets";
-import { cachedAtStamp } from "./count-cache";
-import { currentListing, podFilterOf } from "./listed-pods";
+import { cachedAtStamp, listStamp } from "./count-cache";
 
 export type PodDraftRow = typeof podDrafts.$inferSelect;
 export type NewPodDraft = typeof podDrafts.$inferInsert;
@@ -279,30 +278,13 @@ export async function listPublicPods(
     subnetTokenId === undefined ? undefined : eq(chain.pod.subnetId, subnetTokenId),
   );
   const where = and(listed, searchWhere, podFilter)!;
-  const { stamp, pods: listing } = await currentListing(db);
+  const stamp = await listStamp(db);
   const key = `pods\n${search ?? ""}\n${epoch ?? ""}\n${subnetTokenId ?? ""}`;
-  // without a search, the total and a deep page's boundary come from the pods kept in memory
-  // (listed-pods.ts), read before the next await
-  const filter = searchWhere ? undefined : podFilterOf(subnetTokenId, epoch);
-  const pods = filter && listing;
-  const keptTotal = pods && cachedAtStamp(stamp, `${key}\ntotal`, async () => pods.table.count(filter!, true));
-  const keptBoundary =
-    pods && after === undefined && offset > 0
-      ? cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
-          const id = pods.table.listedIdAt(filter!, offset);
-          return id === null ? null : BigInt(id);
-        })
-      : undefined;
   const countAll = async () =>
     (await db.select({ total: count() }).from(podDrafts).innerJoin(chain.pod, podJoin).where(where))[0]?.total ?? 0;
 
   if (searchWhere) {
-    const ids = await cachedAtStamp(
-      stamp,
-      `${key}\nids ≤ ${searchIds.max}`,
-      () => matchingTokenIds(db, where),
-      (ids) => 64 + (ids?.byteLength ?? 0),
-    );
+    const ids = await cachedAtStamp(stamp, `${key}\nids ≤ ${searchIds.max}`, () => matchingTokenIds(db, where));
     if (ids) {
       const start = after === undefined ? offset : firstBelow(ids, Number(after));
       const slice = Array.from(ids.subarray(start, start + limit), String);
@@ -338,12 +320,10 @@ export async function listPublicPods(
     const boundary =
       after !== undefined || offset === 0
         ? undefined
-        : keptBoundary
-          ? await keptBoundary
-          : await cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
-              const [row] = await walkIds(sql`true`).offset(offset).limit(1);
-              return row ? BigInt(row.id as string | bigint) : null;
-            });
+        : await cachedAtStamp(stamp, `${key}\n@${offset}`, async () => {
+            const [row] = await walkIds(sql`true`).offset(offset).limit(1);
+            return row ? BigInt(row.id as string | bigint) : null;
+          });
     if (boundary === null) return [];
     const from =
       after !== undefined ? lt(walkKey, after.toString()) : boundary === undefined ? sql`true` : lte(walkKey, boundary.toString());
@@ -356,7 +336,7 @@ export async function listPublicPods(
       .where(and(listed, sql`${podDrafts.tokenId} = any(array(${ids}))`))
       .orderBy(desc(podDrafts.tokenId));
   };
-  const [rows, total] = await Promise.all([page(), keptTotal ?? cachedAtStamp(stamp, `${key}\ntotal`, countAll)]);
+  const [rows, total] = await Promise.all([page(), cachedAtStamp(stamp, `${key}\ntotal`, countAll)]);
   return { rows: rows.slice(0, limit).map(toPublicRow), total, more: rows.length > limit };
 }
 

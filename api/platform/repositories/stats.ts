@@ -2,8 +2,7 @@
 import { and, count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import { subnetDrafts, users } from "../../db/offchain";
-import { cachedAtStamp } from "./count-cache";
-import { currentListing, podFilterOf } from "./listed-pods";
+import { cachedAtStamp, listStamp } from "./count-cache";
 import { validInEpoch } from "./pods";
 import { isTokenIdRef, isUuid, subnetJoin, type Executor } from "./subnets";
 
@@ -48,14 +47,9 @@ export async function latestIndexedBlockTime(db: Executor, viewsSchema: string):
   return latest ? BigInt(latest) : undefined;
 }
 
-/**
- * Indexed pods (minted, whatever their listing): the size of the pods kept in memory
- * (listed-pods.ts), else a count once per stamp of the listed set (count-cache.ts).
- */
+/** Indexed pods (minted, whatever their listing): a count once per stamp of the listed set (count-cache.ts). */
 export async function totalPods(db: Executor): Promise<number> {
-  const { stamp, pods } = await currentListing(db);
-  if (pods) return pods.table.podCount;
-  return cachedAtStamp(stamp, "stats\ntotalPods", async () => {
+  return cachedAtStamp(await listStamp(db), "stats\ntotalPods", async () => {
     const [row] = await db.select({ total: count() }).from(chain.pod);
     return row?.total ?? 0;
   });
@@ -138,13 +132,10 @@ export async function publishedSubnetWithChain(db: Executor, ref: string) {
   return row;
 }
 
-/** Pods of a datanet valid in `epoch`: a scan of the pods kept in memory, once per stamp of the listed set (like totalPods). */
+/** Pods of a datanet valid in `epoch`: a count once per stamp of the listed set (like totalPods). */
 export async function activePodCount(db: Executor, subnetTokenId: bigint, epoch: bigint): Promise<number> {
   const key = `stats\nactivePods\n${subnetTokenId}\n${epoch}`;
-  const filter = podFilterOf(subnetTokenId, epoch);
-  const { stamp, pods } = await currentListing(db);
-  return cachedAtStamp(stamp, key, async () => {
-    if (pods && filter) return pods.table.count(filter, false);
+  return cachedAtStamp(await listStamp(db), key, async () => {
     const [row] = await db
       .select({ total: count() })
       .from(chain.pod)

@@ -12,7 +12,6 @@
 import { createHash } from "node:crypto";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import { currentListing } from "../repositories/listed-pods";
 import * as pods from "../repositories/pods";
 import { pagination } from "../schemas/common";
 
@@ -92,11 +91,3 @@ export async function listPublicPodPage(db: OffchainDb, query: PublicPodListQuer
   return { rows: result.rows, pagination: pagination(shownPage, limit, result.total), nextCursor };
 }
 
-/**
- * Loads the pods the list's totals and deep pages are computed from (listed-pods.ts), in the
- * background: ~0.4 s at 100k pods that the first request would otherwise wait for. A failure
- * (no indexer views yet, the database away) is left to the first request.
- */
-export function preparePodList(db: OffchainDb, onError: (error: Error) => void): void {
-  currentListing(db).catch(onError);
-}
