@@ -299,19 +299,6 @@ export const pod = onchainTable(
 );
 
 /** PodRepublished (the same or another datanet; validity renewed). */
-/**
- * One row (id 1): the last event that changed which pods exist or what the public list filters on
- * (PodMinted, PodRepublished: datanet and validity, PodInvalidated), as `blockHash:logIndex`.
- * Votes do not touch it. The API caches list totals and page boundaries under it; a reorg reverts
- * it with the rows, and an event on another branch has another block hash, so a value never names
- * two different states.
- */
-export const podListChange = onchainTable("pod_list_change", (t) => ({
-  id: t.integer().primaryKey(),
-  lastChange: t.text().notNull(),
-  blockNumber: t.bigint().notNull(),
-}));
-
 export const podRepublish = onchainTable(
   "pod_republish",
   (t) => ({
@@ -540,7 +527,7 @@ export const eventLog = onchainTable(
   }),
   (table) => ({
     eventLogOrderIdx: index("event_log_order_idx").on(table.blockNumber, table.logIndex),
-    // the API's listed-pod index reads the pod events since its last refresh (api/platform/repositories/listed-pods.ts)
+    // the API's list stamp reads the last event of each kind that changes the public list (count-cache.ts)
     eventLogKindIdx: index("event_log_kind_idx").on(table.kind, table.blockNumber),
   }),
 );

@@ -6,7 +6,6 @@ import {
   datanetEpoch,
   pod,
   podEpoch,
-  podListChange,
   podRepublish,
   vote,
   voterEpoch,
@@ -48,17 +47,6 @@ async function applyNetDeltas(db: Db, epoch: bigint, deltas: NetDelta[]) {
   }
 }
 
-type PodEvent = { block: { hash: `0x${string}`; number: bigint }; log: { logIndex: number } };
-
-/** Records that the set of pods or a listed filter column changed (see podListChange). */
-async function markPodListChange(db: Db, event: PodEvent) {
-  const lastChange = `${event.block.hash}:${event.log.logIndex}`;
-  await db
-    .insert(podListChange)
-    .values({ id: 1, lastChange, blockNumber: event.block.number })
-    .onConflictDoUpdate({ lastChange, blockNumber: event.block.number });
-}
-
 ponder.on("PodManager:setup", async ({ context }) => {
   await setupProtocol(context, "PodManager", BigInt(context.contracts.PodManager.startBlock ?? 0));
 });
@@ -96,7 +84,6 @@ ponder.on("PodManager:PodMinted", async ({ event, context }) => {
     })
     .onConflictDoNothing();
   await context.db.update(datanet, { id: subnetId }).set((d) => ({ podCount: d.podCount + 1 }));
-  await markPodListChange(context.db, event);
   await recordEvent(context, event, "pod_minted", jsonArgs(event.args), {
     datanets: [subnetId],
     pods: [podId],
@@ -141,7 +128,6 @@ ponder.on("PodManager:PodRepublished", async ({ event, context }) => {
   await db
     .update(pod, { id: podId })
     .set((p) => ({ subnetId: toSubnetId, validityEpoch, republishCount: p.republishCount + 1 }));
-  await markPodListChange(db, event);
   await recordEvent(context, event, "pod_republished", jsonArgs({ ...event.args, epoch }), {
     datanets: [toSubnetId, previousSubnetId],
     pods: [podId],
@@ -261,7 +247,6 @@ ponder.on("PodManager:PodInvalidated", async ({ event, context }) => {
     invalidatedBy: moderator,
     invalidatedTxHash: event.transaction.hash,
   });
-  await markPodListChange(db, event);
 });
 
 ponder.on("PodManager:PodOwnerEmissionsClaimed", async ({ event, context }) => {

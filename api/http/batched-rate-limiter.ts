@@ -42,13 +42,6 @@ interface Counter {
 /** Everything counted in the counter's window: every replica's at the last sync and this one's since. */
 const consumedOf = (counter: Counter) => counter.synced + counter.sending + counter.pending;
 
-/** A key's standing after a count: what was consumed, what is left (never negative), when the window ends. */
-interface Standing {
-  consumed: number;
-  remainingPoints: number;
-  msBeforeNext: number;
-}
-
 const UPSERT = `
   INSERT INTO offchain.rate_limits AS r (key, points, expire)
   SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[])
@@ -105,36 +98,14 @@ export class BatchedRateLimiter {
     return counter;
   }
 
-  /** Counts `points` for `key` and answers its standing at once (the rate-limit middleware's hot path). */
-  take(key: string | number, points = 1): Standing {
+  consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
     const now = this.now();
     const counter = this.counter(key, now);
-    counter.pending += points;
+    counter.pending += pointsToConsume;
     this.schedule();
-    return this.standing(counter, now);
-  }
-
-  private standing(counter: Counter, now: number): Standing {
     const consumed = consumedOf(counter);
-    return { consumed, remainingPoints: Math.max(0, this.points - consumed), msBeforeNext: counter.window + this.msDuration - now };
-  }
-
-  consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
-    const { consumed, remainingPoints, msBeforeNext } = this.take(key, pointsToConsume);
-    const res = new RateLimiterRes(remainingPoints, msBeforeNext, consumed);
+    const res = new RateLimiterRes(Math.max(0, this.points - consumed), counter.window + this.msDuration - now, consumed);
     return consumed > this.points ? Promise.reject(res) : Promise.resolve(res);
-  }
-
-  get(key: string | number): Promise<RateLimiterRes | null> {
-    const now = this.now();
-    const counter = this.counters.get(key);
-    if (!counter || counter.window !== this.windowOf(now)) return Promise.resolve(null);
-    const { consumed, remainingPoints, msBeforeNext } = this.standing(counter, now);
-    return Promise.resolve(new RateLimiterRes(remainingPoints, msBeforeNext, consumed));
-  }
-
-  delete(key: string | number): Promise<boolean> {
-    return Promise.resolve(this.counters.delete(key));
   }
 
   private schedule(): void {

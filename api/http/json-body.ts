@@ -6,7 +6,6 @@
  */
 import { gzipSync } from "node:zlib";
 import type { Context } from "hono";
-import { answerWithHeaders } from "./answer-headers";
 import { requestHeader } from "./request-headers";
 
 /** Smaller bodies are sent as they are: gzip would save a few bytes for its CPU. */
@@ -30,10 +29,10 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 export function sendJsonBody(c: Context, body: Uint8Array): Response {
   const headers: Record<string, string> = { "content-type": "application/json", vary: "Accept-Encoding" };
   if (body.byteLength < MIN_GZIP_BYTES || !acceptsGzip(requestHeader(c, "accept-encoding"))) {
-    return answerWithHeaders(body as Uint8Array<ArrayBuffer>, 200, headers);
+    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   }
   let encoded = gzipped.get(body);
   if (!encoded) gzipped.set(body, (encoded = gzipSync(body)));
   headers["content-encoding"] = "gzip";
-  return answerWithHeaders(encoded as Uint8Array<ArrayBuffer>, 200, headers);
+  return new Response(encoded as Uint8Array<ArrayBuffer>, { status: 200, headers });
 }

@@ -14,7 +14,6 @@ import { answerHeadersDirect, setAnswerHeader } from "./answer-headers";
 import { serviceUnavailable, tooManyRequests } from "./errors";
 import { RateLimitStoreUnavailable } from "./redis-rate-limiter";
 import { countRateLimitRejection } from "./metrics";
-import { BatchedRateLimiter } from "./batched-rate-limiter";
 import type { AppEnv, BudgetStanding, RequestBudgets } from "./types";
 import { requestHeaderOf } from "./request-headers";
 
@@ -150,15 +149,7 @@ export function chargeBudget(
   limiter: RateLimiterAbstract,
   key: string,
   budget: string,
-): Promise<void> | undefined {
-  // counted in this process: judged at once, without a promise per request (the hot path)
-  const local: unknown = limiter;
-  if (local instanceof BatchedRateLimiter) {
-    const { remainingPoints, msBeforeNext, consumed } = local.take(key);
-    if (consumed > local.points) reject(c, local.points, remainingPoints, msBeforeNext, budget);
-    noteStanding(c, local.points, remainingPoints, msBeforeNext);
-    return undefined;
-  }
+): Promise<void> {
   return limiter.consume(key).then(
     (res) => noteStanding(c, limiter.points, res.remainingPoints, res.msBeforeNext),
     (rejection: unknown) => {
@@ -210,16 +201,14 @@ export function rateLimit(limiter: RateLimiterAbstract, options: RateLimitOption
     const ipKey = `ip:${clientIp(c, options.trustProxy)}`;
     if (!budgets.charged.includes(ipKey)) {
       budgets.charged.push(ipKey);
-      const pending = chargeBudget(c, limiter, ipKey, "ip");
-      if (pending) await pending;
+      await chargeBudget(c, limiter, ipKey, "ip");
     }
     const identity = c.get("identity");
     if (identity) {
       const key = `${identity.kind}:${identity.id}`;
       if (!budgets.charged.includes(key)) {
         budgets.charged.push(key);
-        const pending = chargeBudget(c, limiter, key, identity.kind);
-        if (pending) await pending;
+        await chargeBudget(c, limiter, key, identity.kind);
       }
     }
     return withRateLimitHeaders(c, next);

@@ -19,7 +19,6 @@
  */
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { answerWithHeaders } from "./answer-headers";
 import { countCacheLookup } from "./metrics";
 import type { ReadVersion } from "./read-version";
 import type { AppEnv } from "./types";
@@ -73,10 +72,10 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
 /** The 200 of a kept body, or its 304, with `x-cache: status`. */
 function answerOf(entry: Entry, ifNoneMatch: string | undefined, status: "hit" | "stale" | "miss"): Response {
   const common = { etag: entry.etag, "cache-control": CACHE_CONTROL, [CACHE_STATUS_HEADER]: status };
-  if (matchesEtag(ifNoneMatch, entry.etag)) return answerWithHeaders(null, 304, { ...common, ...entry.blockHeaders });
+  if (matchesEtag(ifNoneMatch, entry.etag)) return new Response(null, { status: 304, headers: { ...common, ...entry.blockHeaders } });
   // content-length also for a HEAD, whose answer has no body to take it from
   const headers = { ...common, "content-type": entry.contentType, "content-length": String(entry.body.byteLength), ...entry.blockHeaders };
-  return answerWithHeaders(entry.body as Uint8Array<ArrayBuffer>, 200, headers);
+  return new Response(entry.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {

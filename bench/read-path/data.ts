@@ -174,14 +174,8 @@ export async function grow(databaseUrl: string, ponderSchema: string, current: B
       timestamp: "1700000000 + g",
     });
     if (p0 === 0) await subscribedAgent(client, s);
-    // what the indexer's PodMinted handler keeps: the last event that changed the listed set, and
-    // that event in the event log (the API's listed-pods.ts checks it is still indexed)
+    // the last mint in the event log, as the indexer's PodMinted handler records it (the API's list stamp reads it)
     const lastBlockHash = `0x${p1.toString(16).padStart(64, "0")}`;
-    await client.query(
-      `INSERT INTO "${s}".pod_list_change (id, last_change, block_number) VALUES (1, $1, $2)
-       ON CONFLICT (id) DO UPDATE SET last_change = excluded.last_change, block_number = excluded.block_number`,
-      [`${lastBlockHash}:0`, String(p1)],
-    );
     await client.query(
       `INSERT INTO "${s}".event_log (id, block_number, log_index, block_hash, tx_hash, timestamp, kind, data)
        VALUES ($1, $2, 0, $3, $3, 0, 'pod_minted', $4)`,

@@ -1,7 +1,6 @@
 /**
  * A change of the public list's set as the indexer writes one, for the benches on generated data:
- * a new indexed pod (a copy of pod 1 under the next token id), its `pod_minted` event and the
- * list's change marker, in one transaction with Ponder's reorg triggers off (as run.ts's block
+ * a new indexed pod (a copy of pod 1 under the next token id) and its `pod_minted` event, in one transaction with Ponder's reorg triggers off (as run.ts's block
  * producer writes its votes). The pod has no draft, so it is not listed: the list's stamp moves,
  * its totals do not.
  */
@@ -26,10 +25,6 @@ export async function indexedMint(client: pg.Client, ponderSchema: string): Prom
        VALUES ($1, $2, 0, $3, $3, 0, 'pod_minted', $4)`,
       [eventLogId(BigInt(blockNumber), 0, blockHash), blockNumber, blockHash, JSON.stringify({ podId })],
     );
-    await client.query(`UPDATE ${schema}.pod_list_change SET last_change = $1, block_number = $2 WHERE id = 1`, [
-      `${blockHash}:0`,
-      blockNumber,
-    ]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

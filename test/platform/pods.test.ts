@@ -739,12 +739,12 @@ describe("public pods", () => {
     expect(await listStamp(h().store.db)).toBe(stamp);
   });
 
-  it("caches nothing while the indexer's views lack pod_list_change (an API deployed before the reindex)", async () => {
+  it("caches nothing while the indexer's views lack a table the list's stamp reads (event_log)", async () => {
     const rollback = new Error("rollback");
     let stamp: string | undefined = "unset";
     await expect(
       h().store.db.transaction(async (tx) => {
-        await tx.execute(sql`ALTER VIEW chain.pod_list_change RENAME TO pod_list_change_hidden`);
+        await tx.execute(sql`ALTER VIEW chain.event_log RENAME TO event_log_hidden`);
         stamp = await listStamp(tx);
         throw rollback;
       }),

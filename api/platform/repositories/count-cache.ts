@@ -2,8 +2,8 @@
  * What the public pod list derives from the *set* of listed pods — its totals (overall, per
  * search, per datanet, per epoch) and the token id at which a deep page starts — kept per process
  * under a stamp of everything that can change that set or the columns it is filtered on:
- * - the indexer's `pod_list_change` marker (block hash and log index of the last mint, republish
- *   or invalidation; votes never touch it, so an indexed block of votes keeps the stamp),
+ * - the newest indexed event of each LIST_EVENT_KINDS (mint, republish, invalidation) in the
+ *   indexer's `event_log`; votes are not among them, so an indexed block of votes keeps the stamp,
  * - the newest indexed pod id (a cheap second guard for mints),
  * - the deployment behind the views (api/db/chain.ts): a reindex may end at the same marker
  *   with pods computed otherwise,
@@ -13,7 +13,7 @@
  *   the response cache's offchain.read_versions. Every other column the list's totals, boundaries
  *   and search ids read is indexed chain state (the two guards above); the datanet and creator
  *   columns of a page are joined per request, not cached here.
- * Reading the stamp is three index lookups; a count or an OFFSET walk over 100k pods is a scan
+ * Reading the stamp is five index lookups; a count or an OFFSET walk over 100k pods is a scan
  * (~50-200 ms at 100k pods, bench/README.md), done once per stamp and process.
  */
 import { sql } from "drizzle-orm";
@@ -43,16 +43,28 @@ export function onCountCacheLookup(listener: (hit: boolean) => void): void {
   stopMetricsWatcher = watchCountCache((_key, hit) => listener(hit));
 }
 
-const STAMP_SQL = sql`coalesce((SELECT ${chain.podListChange.lastChange} FROM ${chain.podListChange} WHERE ${chain.podListChange.id} = 1), '')
+/**
+ * The indexed events that change which pods exist or what the list filters on (a mint; a
+ * republish: datanet and validity; an invalidation). Votes are not among them. A handler that
+ * records a new such event in `event_log` must add its kind here, or the totals go stale.
+ */
+export const LIST_EVENT_KINDS = ["pod_minted", "pod_republished", "pod_invalidated"] as const;
+
+/** The newest event of each kind (an index lookup each: event_log_kind_idx); its id names its block hash, so a reorg changes it. */
+const lastListEvents = sql.join(
+  LIST_EVENT_KINDS.map(
+    (kind) =>
+      sql`coalesce((SELECT ${chain.eventLog.id} FROM ${chain.eventLog} WHERE ${chain.eventLog.kind} = ${kind} ORDER BY ${chain.eventLog.blockNumber} DESC LIMIT 1), '')`,
+  ),
+  sql` || ':' || `,
+);
+
+const STAMP_SQL = sql`${lastListEvents}
   || ':' || coalesce((SELECT max(${chain.pod.id}) FROM ${chain.pod})::text, '')
   || ':' || coalesce(${sql.raw(viewsDeploymentSql())}, '')
   || ':' || coalesce((SELECT sum(version) FROM offchain.list_versions), 0)::text`;
 
-/**
- * The stamp of the listed set now (see above); undefined while the indexer's views lack
- * `pod_list_change` (an API already deployed while the indexer still reindexes into the schema
- * that adds it): then nothing is cached.
- */
+/** The stamp of the listed set now (see above); undefined while the indexer's views lack a table it reads: then nothing is cached. */
 export async function listStamp(db: Executor): Promise<string | undefined> {
   try {
     const result = await db.execute<{ stamp: string | null }>(sql`SELECT ${STAMP_SQL} AS stamp`);
