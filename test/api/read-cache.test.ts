@@ -10,7 +10,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Database } from "../../api/db/client";
 import { runMigrations } from "../../api/db/migrate";
-import { createRouter, createTestApp } from "../../api/http/create-app";
+import { createApp, createRouter, createTestApp } from "../../api/http/create-app";
+import { createLogger } from "../../api/http/logger";
+import { createMemoryRateLimiter, rateLimit } from "../../api/http/rate-limit";
+import { serveApp } from "../../api/http/serve";
 import { createReadVersion } from "../../api/http/read-version";
 import { CACHE_STATUS_HEADER, createResponseCache } from "../../api/http/response-cache";
 import { useFreshDatabase, type FreshDatabase } from "../support/database";
@@ -133,6 +136,55 @@ describe("read cache", () => {
       expect(revalidated.headers.get(CACHE_STATUS_HEADER)).toBe("hit");
       expect(revalidated.headers.get("x-request-id")).toBe("r-1");
       expect(r.runs()).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("answers hits, HEADs and 304s through the whole stack: RateLimit-* counting down once a request, CORS, request id", async () => {
+    const store = createDb(database.url);
+    replicas.push(store);
+    const cache = createResponseCache({ version: createReadVersion(store.pool, "chain"), cacheable: (path) => path.startsWith("/api/v1/public/") });
+    const config = { host: "127.0.0.1", corsOrigins: ["https://app.example"], metricsToken: undefined };
+    const app = createApp({ logger: createLogger("silent"), surface: { name: "platform", config } });
+    const limiter = createMemoryRateLimiter({ keyPrefix: "cached-stack", points: 10, windowSeconds: 60 });
+    app.use("/api/v1/*", rateLimit(limiter, { trustProxy: false }));
+    app.use("/api/v1/*", cache.middleware);
+    let runs = 0;
+    app.get("/api/v1/public/stack", (c) => {
+      runs++;
+      return c.json({ data: { hello: "world" } });
+    });
+    const server = await serveApp(app, "127.0.0.1", 0);
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/public/stack`;
+      const origin = { origin: "https://app.example" };
+      const miss = await fetch(url, { headers: { ...origin, "x-request-id": "s-0" } });
+      const missBody = await miss.text();
+      const etag = miss.headers.get("etag")!;
+      const hit = await fetch(url, { headers: { ...origin, "x-request-id": "s-1" } });
+      const head = await fetch(url, { method: "HEAD", headers: { ...origin, "x-request-id": "s-2" } });
+      const notModified = await fetch(url, { headers: { ...origin, "if-none-match": etag, "x-request-id": "s-3" } });
+      const other = await fetch(url, { headers: { origin: "https://elsewhere.example", "x-request-id": "s-4" } });
+      const answers = [miss, hit, head, notModified, other];
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 304, 200]);
+      expect(answers.map((a) => a.headers.get(CACHE_STATUS_HEADER))).toEqual(["miss", "hit", "hit", "hit", "hit"]);
+      expect(answers.map((a) => a.headers.get("RateLimit-Remaining"))).toEqual(["9", "8", "7", "6", "5"]);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.headers.get("RateLimit-Limit")).toBe("10");
+        expect(answer.headers.get("x-request-id")).toBe(`s-${i}`);
+        expect(answer.headers.get("etag")).toBe(etag);
+        expect(answer.headers.get("cache-control")).toBe("public, max-age=1, stale-while-revalidate=5");
+      }
+      for (const answer of [miss, hit, head, notModified]) {
+        expect(answer.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      }
+      expect(other.headers.get("access-control-allow-origin")).toBeNull();
+      expect(await hit.text()).toBe(missBody);
+      expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(missBody)));
+      expect(await head.text()).toBe("");
+      expect(await notModified.text()).toBe("");
+      expect(runs).toBe(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
