@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type { Context, MiddlewareHandler } from "hono";
@@ -15,7 +14,6 @@ import { serviceUnavailable, tooManyRequests } from "./errors";
 import { RateLimitStoreUnavailable } from "./redis-rate-limiter";
 import { countRateLimitRejection } from "./metrics";
 import type { AppEnv, BudgetStanding, RequestBudgets } from "./types";
-import { requestHeaderOf } from "./request-headers";
 
 /** Retry-After of a fail-closed 503 while the rate-limit store is down (Redis reconnects within seconds). */
 const STORE_DOWN_RETRY_SECONDS = 5;
@@ -71,19 +69,9 @@ function forwardedFor(header: string | undefined): string | undefined {
     .at(-1);
 }
 
-/** The client of a Node request (see clientIp). */
-function nodeClientIp(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
-  const nearest = trustProxy ? forwardedFor(requestHeaderOf(incoming.headers, "x-forwarded-for")) : undefined;
-  return nearest || incoming.socket?.remoteAddress;
-}
-
 export function clientIp(c: Context, trustProxy: boolean): string {
-  // served by @hono/node-server: the Node request's headers and socket (without getConnInfo's object)
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  let address: string | undefined;
-  if (incoming?.headers) address = nodeClientIp(incoming, trustProxy);
-  else if (trustProxy) address = forwardedFor(c.req.header("x-forwarded-for"));
-  if (address) return address;
+  const forwarded = trustProxy ? forwardedFor(c.req.header("x-forwarded-for")) : undefined;
+  if (forwarded) return forwarded;
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {
@@ -101,20 +89,17 @@ function budgetsOf(c: Context<AppEnv>): RequestBudgets {
 export const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 /** The RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) of a budget standing, as name, value pairs. */
-const rateLimitHeaders = (standing: BudgetStanding): Array<[string, string]> => [
-  ["RateLimit-Limit", String(standing.limit)],
-  ["RateLimit-Remaining", String(standing.remaining)],
-  ["RateLimit-Reset", String(standing.resetSeconds)],
-];
-
-/** The standing a limiter's answer gives (no negative counts, the reset in whole seconds). */
-function standingOf(limit: number, remainingPoints: number, msBeforeNext: number): BudgetStanding {
-  return { limit, remaining: Math.max(0, remainingPoints), resetSeconds: Math.max(0, Math.ceil(msBeforeNext / 1000)) };
-}
+const rateLimitHeaders = ({ limit, remaining, resetSeconds }: BudgetStanding) =>
+  RATE_LIMIT_HEADERS.map((name, i) => [name, String([limit, remaining, resetSeconds][i])] as const);
 
 /** Keeps the budget with the fewest requests left (on a tie, the later reset); the headers are set on the answer. */
 function noteStanding(c: Context<AppEnv>, limit: number, remainingPoints: number, msBeforeNext: number): void {
-  const standing = standingOf(limit, remainingPoints, msBeforeNext);
+  // no negative counts, the reset in whole seconds
+  const standing = {
+    limit,
+    remaining: Math.max(0, remainingPoints),
+    resetSeconds: Math.max(0, Math.ceil(msBeforeNext / 1000)),
+  };
   const budgets = budgetsOf(c);
   const current = budgets.standing;
   if (

@@ -1,7 +1,7 @@
 /**
  * The Platform API's response cache (api/http/response-cache.ts) over its public reads:
  * `/public/*` and `GET /stats`, invalidated by the indexer's checkpoint and the off-chain change
- * counter; and `cachedUserRead` and `cachedDatasetRead`, the same invalidation for a caller's own
+ * counter; and `cachedBody`, the same invalidation for a caller's own
  * reads (`GET /me/pods`) and for the dataset downloads of subscribed agents.
  * `READ_CACHE=off` disables both (the bench's uncached figures).
  */
@@ -10,7 +10,7 @@ import type { ApiDeps } from "../deps";
 import { createReadVersion, type ReadVersion } from "../http/read-version";
 import { countCacheLookup } from "../http/metrics";
 import { createResponseCache, type ResponseCache } from "../http/response-cache";
-import { createVersionedValues, type VersionedValues } from "../lib/versioned-values";
+import { createVersionedValues } from "../lib/versioned-values";
 import type { PlatformConfig } from "./config";
 import { onCountCacheLookup } from "./repositories/count-cache";
 
@@ -49,38 +49,23 @@ export function createPlatformReadCache(deps: ApiDeps, basePath: string, setting
   });
 }
 
-/** At most 1,000 callers' answers, 64 MB (a user with 1,000 pods: ~450 KB). */
-const userBodies = createVersionedValues<Uint8Array>({ sizeOf: (body) => body.byteLength });
-/** At most 100 datasets (a datanet and an item limit each), 64 MB. */
-const datasetBodies = createVersionedValues<Uint8Array>({ maxEntries: 100, sizeOf: (body) => body.byteLength });
+/** At most 1,000 bodies, 64 MB (a user with 1,000 pods: ~450 KB; a dataset of 1,000 items: a few MB). */
+const bodies = createVersionedValues<Uint8Array>({ sizeOf: (body) => body.byteLength });
 const encoder = new TextEncoder();
 
 type ReadContext = { pool: pg.Pool; viewsSchema: string; platform: { config: { readCache: ReadCacheSettings } } };
 
 /**
- * The JSON body of `compute()` for `key` in `bodies`, computed once per read version: the version
+ * The JSON body of `compute()` for `key`, computed once per read version, for reads the response
+ * cache does not see: a caller's own (`GET /me/pods`, the key names the caller) and a datanet's
+ * dataset download (the key names the datanet and item limit; ~30 ms of CPU at 1,000 items, and
+ * agents fetch the same datanets again and again; their access is checked before). The version
  * is read strictly (a probe that started after the call, shared by concurrent requests), so the
- * caller sees its own writes and any indexed block at once, and repeated reads between two
- * changes cost one tiny query instead of the whole read. Concurrent reads of one key and version
- * share one computation.
+ * caller sees its own writes and any indexed block at once.
  */
-async function cachedRead(ctx: ReadContext, bodies: VersionedValues<Uint8Array>, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
+export async function cachedBody(ctx: ReadContext, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
   const settings = ctx.platform.config.readCache;
   const version = settings.enabled ? await platformReadVersion(ctx.pool, ctx.viewsSchema, settings).current() : undefined;
   const encoded = async () => encoder.encode(JSON.stringify(await compute()));
   return version === undefined ? encoded() : bodies.get(key, version, encoded);
-}
-
-/** A caller's own read (`key` names the read and the caller; `GET /me/pods`), see cachedRead. */
-export function cachedUserRead(ctx: ReadContext, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
-  return cachedRead(ctx, userBodies, key, compute);
-}
-
-/**
- * A datanet's dataset download (`key` names the datanet and the item limit; the same for every
- * subscribed agent, whose access is checked before), see cachedRead: a download costs ~30 ms of
- * CPU to build at 1,000 items, and agents fetch the same datanets again and again.
- */
-export function cachedDatasetRead(ctx: ReadContext, key: string, compute: () => Promise<unknown>): Promise<Uint8Array> {
-  return cachedRead(ctx, datasetBodies, key, compute);
 }

@@ -2,7 +2,7 @@
 import { HttpError } from "../../../http/errors";
 import { sendJsonBody } from "../../../http/json-body";
 import type { PlatformHandler } from "../../context";
-import { cachedDatasetRead } from "../../read-cache";
+import { cachedBody } from "../../read-cache";
 import { buildDataset } from "../../services/datasets";
 import { requirePublicSubnet } from "../../services/refs";
 import { subscriptionStatus } from "../../services/subscriptions";
@@ -24,7 +24,7 @@ export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async 
   const limit = agents.datasetMaxItems;
   // built once per read version and shared by the agents that download it meanwhile; a build
   // takes one of the bulkhead's slots, past which a download gets the 503
-  const body = await cachedDatasetRead(ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
+  const body = await cachedBody(ctx, `dataset\n${subnet.tokenId}\n${limit}`, async () => ({
     data: await datasetDownloads.run(() => buildDataset(db, { subnetTokenId: BigInt(subnet.tokenId), limit }), tooManyDownloads),
   }));
   return sendJsonBody(c, body) as never;

@@ -2,7 +2,7 @@
 import { type PlatformHandler, requireWallet, userDraftStep } from "../../context";
 import { presentPublicPod, presentUserPod, type UserPodResponse } from "../../presenters/pod";
 import { sendJsonBody } from "../../../http/json-body";
-import { cachedUserRead } from "../../read-cache";
+import { cachedBody } from "../../read-cache";
 import * as pods from "../../repositories/pods";
 import { createPodDraft, mintPodDraft, republishPodDraft } from "../../services/pod-drafts";
 import { listPublicPodPage } from "../../services/pod-list";
@@ -13,7 +13,7 @@ export const listMyPods: PlatformHandler<typeof routes.listMyPodsRoute> = async 
   const ctx = c.get("ctx");
   const user = c.get("user");
   // computed once per read version (api/platform/read-cache.ts): a user with 1,000 pods costs ~1,000 rows
-  const body = await cachedUserRead(ctx, `me/pods\n${user.id}`, async (): Promise<{ data: { pods: UserPodResponse[] } }> => {
+  const body = await cachedBody(ctx, `me/pods\n${user.id}`, async (): Promise<{ data: { pods: UserPodResponse[] } }> => {
     const rows = await pods.listUserPodsWithChain(ctx.db, user.id);
     return { data: { pods: rows.map(presentUserPod) } };
   });
