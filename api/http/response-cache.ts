@@ -158,8 +158,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     const seen = strict ? await options.version.current() : await options.version.recent();
     if (seen === undefined) return next();
     see(seen);
-    const url = new URL(c.req.url);
-    const key = `${url.host}${url.pathname}${url.search}`;
+    // the request's absolute URL: its Host, path and query
+    const key = c.req.url;
 
     const cached = entries.get(key);
     if (cached && cached.version === seen && Date.now() - cached.storedAt < ttlMs) return answer(c, cached, "hit");
