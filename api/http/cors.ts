@@ -48,7 +48,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 /**
  * The CORS headers of an answer (not a preflight) to a request from `origin`, a flat list (name,
  * value, …) in the order they are set, the same list for every request from one origin (an empty
- * one for `none`); the one place both the middleware and the front of cached reads take them from.
+ * one for `none`).
  */
 export function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) => string[] {
   if (origins === "none") {
@@ -61,7 +61,7 @@ export function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undef
     return () => headers;
   }
   const credentialed = ["Access-Control-Allow-Credentials", "true", ...exposed, "Vary", "Origin"];
-  // one list per allowed origin, made once (the front of cached reads keeps its header list by it)
+  // one list per allowed origin, made once
   const byOrigin = new Map(origins.map((allowed) => [allowed, ["Access-Control-Allow-Origin", allowed, ...credentialed]]));
   return (origin) => (origin !== undefined && byOrigin.get(origin)) || credentialed;
 }

@@ -188,14 +188,6 @@ export function observeRequest(surface: Surface, requestMethod: string, status: 
   httpDuration.add(key, () => ({ surface, method, route, status: String(status) }), Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-/**
- * observeRequest for the requests of one surface, method, status and route, taking the seconds
- * each took: for a caller answering many of them (the front of cached reads), which then skips
- * finding the series by its labels each time.
- */
-export function requestTimer(surface: Surface, method: "GET" | "HEAD", status: number, route: string): (seconds: number) => void {
-  return httpDuration.handle(`${surface} ${method} ${status} ${route}`, () => ({ surface, method, route, status: String(status) }));
-}
 
 export function countRateLimitRejection(surface: Surface | undefined, budget: string): void {
   rateLimitRejections.inc({ surface: surface ?? "none", budget });
@@ -208,11 +200,6 @@ export function countCacheLookup(
 ): void {
   const name = surface ?? "none";
   cacheLookups.add(`${name} ${cache} ${result}`, () => ({ surface: name, cache, result }));
-}
-
-/** countCacheLookup of one surface, cache and result, made once for a caller counting many. */
-export function cacheLookupCounter(surface: Surface, cache: "response" | "count", result: "hit" | "stale" | "miss"): () => void {
-  return cacheLookups.handle(`${surface} ${cache} ${result}`, () => ({ surface, cache, result }));
 }
 
 // ---- measured at scrape time ----

@@ -4,9 +4,8 @@ const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
 /**
  * New request ids: UUID-shaped, a random UUID's first 74 random bits made once per process and a
  * 48-bit sequence number in place of the last 12 hex digits. As unique as random UUIDs across
- * processes, and a fraction of the cost of one per request (the front of cached reads answers in
- * a few microseconds, bench/read-path): the sequence's last 3 hex digits come from a table, the
- * rest is made once every 4,096 ids.
+ * processes, and a fraction of the cost of one per request: the sequence's last 3 hex digits come
+ * from a table, the rest is made once every 4,096 ids.
  */
 const PROCESS_PREFIX = crypto.randomUUID().slice(0, 24);
 const LAST_DIGITS = Array.from({ length: 4096 }, (_, low) => low.toString(16).padStart(3, "0"));

@@ -73,9 +73,7 @@ const devNullLogger = (level: "info" | "debug") =>
 /**
  * The references, in this process beside the API: a bare Hono app (GET /json); the Platform app
  * with its whole middleware stack and one trivial route (its cost ÷ bare is the stack's overhead);
- * a bare route answering with that stack's headers through Hono; the front of cached reads on a
- * constant read version (a kept answer's whole per-request cost); and a listener writing that
- * front's answer and nothing else (what the answer's bytes and headers cost by themselves).
+ * and a bare route answering with that stack's headers through Hono.
  */
 export async function startReferenceServers(config: ApiConfig, databaseUrl: string) {
   const stackStore = createDb(databaseUrl, { chainSchemaName: "chain" });

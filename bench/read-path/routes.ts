@@ -17,9 +17,7 @@ export interface RouteCase {
    * Served by a reference app (measure.ts): the Platform app's whole middleware stack with one
    * trivial route added, its logger silent or writing the API's JSON line per request at `info` (to
    * /dev/null); "headers", a bare Hono route answering with that stack's response headers;
-   * "front"/"frontLogged", a kept answer served by the front of cached reads, its log at info (the
-   * default: a kept answer's line is at debug) or at debug (a line each); "keptAnswer", a Node
-   * listener writing the front's answer, bytes and headers, and doing nothing else.
+   * "ponder", the indexer's own GraphQL (another process: its CPU column is not its cost).
    */
   stack?: ReferenceApp;
   /** Connections of its load when not the bench's 50 (a route that sheds load past a bound). */
