@@ -123,7 +123,7 @@ export function isReplicaSafe(text: string): boolean {
   return (
     /^\s*select\b/i.test(text) &&
     !/\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i.test(text) &&
-    !/pg_advisory|nextval|setval|pg_notify|set_config|pg_current_wal/i.test(text)
+    !/pg_advisory|nextval|setval|pg_notify|set_config/i.test(text)
   );
 }
 

@@ -43,7 +43,9 @@ function setup(options: { maxLagMs?: number } = {}) {
   });
   replicas.attach(primary as unknown as pg.Pool);
   const query = (text = "SELECT 1") =>
-    (primary as unknown as { query: (t: string) => Promise<{ rows: { source: string }[] }> }).query(text).then((r) => r.rows[0]!.source);
+    (primary as unknown as { query: (t: string) => Promise<{ rows: { source: string }[] }> })
+      .query(text)
+      .then((r) => r.rows[0]!.source);
   return {
     replicas,
     state,
