@@ -11,8 +11,8 @@
  *   request's floor: the position of the caller's last write (the read-after cookie) and of every
  *   read version the request used (read-version.ts: a version observed at position P guards data
  *   only from a source that has replayed P);
- * - the request has read from no other replica: a request reads from one replica, and once it
- *   leaves it (failure, or its floor moved past it) from the primary only. Replay only moves
+ * - the request has read from no other replica and written nothing: a request reads from one
+ *   replica, and once it leaves it (failure, its floor moved past it, a write) from the primary only. Replay only moves
  *   forward, so every later read of a request sees at least what its earlier reads saw, and a
  *   cache entry filled in a request never pairs a version with older data.
  * Transactions (`pool.connect`) always run on the primary. A statement that fails on a replica is
@@ -88,6 +88,11 @@ const storage = new AsyncLocalStorage<RouteContext>();
 /** Runs `work` as one request: replicas allowed or not, with a floor (the caller's last write). */
 export function runWithReadRoute<T>(route: { replicas: boolean; floor?: bigint }, work: () => T): T {
   return storage.run({ replicas: route.replicas, floor: route.floor ?? 0n, wrote: false }, work);
+}
+
+/** Runs `work` with every statement on the primary (e.g. /ready: it reports the primary). */
+export function onPrimary<T>(work: () => T): T {
+  return storage.run({ replicas: false, floor: 0n, wrote: false }, work);
 }
 
 /** Whether the current request sent a write (a statement other than a SELECT, or a transaction). */
@@ -211,7 +216,9 @@ export class ReadReplicas {
       if (!route || typeof args[args.length - 1] === "function") return query(...args);
       const text = queryText(args[0]);
       if (text === undefined || !isReplicaSafe(text)) {
+        // the request's later reads must see what it wrote: the primary from now on
         route.wrote = true;
+        route.source = "primary";
         return query(...args);
       }
       const replica = route.replicas ? this.sourceFor(route) : undefined;
@@ -229,7 +236,10 @@ export class ReadReplicas {
     const connect = primary.connect.bind(primary) as (...args: unknown[]) => unknown;
     (primary as { connect: unknown }).connect = (...args: unknown[]) => {
       const route = storage.getStore();
-      if (route) route.wrote = true;
+      if (route) {
+        route.wrote = true;
+        route.source = "primary";
+      }
       return connect(...args);
     };
     this.schedule(0);

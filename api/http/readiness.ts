@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { readReplicas, type ReplicaStatus } from "../db/read-replicas";
+import { onPrimary, readReplicas, type ReplicaStatus } from "../db/read-replicas";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
 import { createProgressTracker, describeProgress, samplePonder, type IndexerProgress } from "../../ops/indexer-progress";
@@ -260,8 +260,11 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
     let indexerReady = false;
     let lag: Awaited<ReturnType<IndexerLagProbe["measure"]>> | undefined;
     try {
-      indexerReady = await chainReady(pool, viewsSchema);
-      if (indexerReady) lag = await lagProbe.measure();
+      // the primary's state, not a read replica's (a replica is reported apart, below)
+      await onPrimary(async () => {
+        indexerReady = await chainReady(pool, viewsSchema);
+        if (indexerReady) lag = await lagProbe.measure();
+      });
     } catch {
       database = "unavailable";
     }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   formatLsn,
   isReplicaSafe,
+  onPrimary,
   parseLsn,
   ReadReplicas,
   readAtLeast,
@@ -87,9 +88,12 @@ describe("routing", () => {
     expect(await t.query()).toBe("primary"); // outside a request: workers
     const wrote = await runWithReadRoute({ replicas: true }, async () => {
       expect(await t.query("INSERT INTO t VALUES (1)")).toBe("primary");
+      // its own write is on the primary: so are its reads from now on
+      expect(await t.query()).toBe("primary");
       return requestWrote();
     });
     expect(wrote).toBe(true);
+    expect(await onPrimary(() => t.query())).toBe("primary");
     await t.stop();
   });
 
