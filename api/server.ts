@@ -16,8 +16,7 @@ import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
 import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
-import { loadPlatformConfig } from "./platform/config";
-import { createPlatformContext } from "./platform/context";
+import { createPlatformContext, type PlatformContext } from "./platform/context";
 import { preparePodList } from "./platform/services/pod-list";
 import { createRecordVerifiers } from "./ledger/ledger";
 import { createWebhookWorker, type WebhookWorker } from "./platform/services/webhook-worker";
@@ -121,7 +120,9 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
     if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis, lifecycle };
-    platformApp = createPlatformApp(deps);
+    // the Platform API's settings and chain, built once: its app, the reconciler and the webhook worker
+    const platform = createPlatformContext({ chain, logger });
+    platformApp = createPlatformApp({ ...deps, platform });
     preparePodList(store.db, (error) => logger.debug({ error: error.message }, "pod list not loaded at start"));
     for (const [app, port] of [
       [platformApp, config.ports.platform],
@@ -132,11 +133,11 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     }
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
-    reconciler = startReorgReconciler(deps);
+    reconciler = startReorgReconciler(deps, platform);
     webhookWorker = createWebhookWorker({
       db: store.db,
       viewsSchema: config.ponderViewsSchema,
-      config: loadPlatformConfig().webhooks,
+      config: platform.config.webhooks,
       logger: logger.child({ service: "webhooks" }),
     });
     webhookWorker?.start();
@@ -162,9 +163,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
  * record is checked again with the Platform API's own verification when its transaction is mined
  * again.
  */
-function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
+function startReorgReconciler(deps: ApiDeps, platform: PlatformContext): ReorgReconciler | undefined {
   if (!deps.chain) return undefined;
-  const platform = createPlatformContext({ chain: deps.chain, logger: deps.logger });
   const reconciler = createReorgReconciler({
     db: deps.db,
     client: deps.chain.client,
