@@ -272,14 +272,16 @@ export async function startStandby(primary: PgCluster): Promise<PgCluster> {
 
 /** Waits until `standby` has replayed everything the primary had written when called. */
 export async function waitForReplay(primary: PgCluster, standby: PgCluster, within = 30_000): Promise<void> {
-  const [{ lsn }] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
+  const [{ lsn }] = (await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn")) as [
+    { lsn: string },
+  ];
   const until = Date.now() + within;
   for (;;) {
-    const [{ reached }] = await standby.query<{ reached: boolean }>(
+    const rows = await standby.query<{ reached: boolean }>(
       "SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) AS reached",
       [lsn],
     );
-    if (reached) return;
+    if (rows[0]?.reached) return;
     if (Date.now() > until) throw new Error(`standby did not replay ${lsn} within ${within} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
