@@ -147,8 +147,8 @@ interface Config {
   url: string;
   replicas: ApiReplica[];
   nginx?: Nginx;
-  /** The standby whose database the replicas read, to count what it served. */
-  standby?: { url: string };
+  /** The standby whose database the replicas read, to count what it served, and the primary's URL (its replay lag). */
+  standby?: { url: string; primaryUrl: string };
 }
 
 interface Slice extends LoadResult {
@@ -157,6 +157,8 @@ interface Slice extends LoadResult {
   machineBusy: number;
   machineTotal: number;
   standbyXacts: number;
+  /** The standby's replay lag the primary reports at the end of the slice (pg_stat_replication), ms. */
+  lagMs: number;
 }
 
 async function standbyTransactions(url: string | undefined): Promise<number> {
@@ -166,6 +168,20 @@ async function standbyTransactions(url: string | undefined): Promise<number> {
   try {
     const { rows } = await client.query<{ n: string }>("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()");
     return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+async function replayLagMs(primaryUrl: string | undefined): Promise<number> {
+  if (!primaryUrl) return NaN;
+  const client = new pg.Client({ connectionString: primaryUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ ms: number | null }>(
+      "SELECT max(extract(epoch FROM coalesce(replay_lag, interval '0')) * 1000)::float8 AS ms FROM pg_stat_replication",
+    );
+    return rows[0]?.ms ?? NaN;
   } finally {
     await client.end();
   }
@@ -185,6 +201,7 @@ async function measure(config: Config, paths: string[], seconds: number): Promis
     machineBusy: machine1.busy - machine0.busy,
     machineTotal: machine1.total - machine0.total,
     standbyXacts: standby1 - standby0,
+    lagMs: await replayLagMs(config.standby?.primaryUrl),
   };
 }
 
@@ -204,6 +221,7 @@ function combine(slices: Slice[]) {
     machineUs: (sum((s) => s.machineBusy) * 1e6) / requests,
     busyShare: sum((s) => s.machineBusy) / Math.max(1e-9, sum((s) => s.machineTotal)),
     standbyXacts: sum((s) => s.standbyXacts),
+    lagMs: Math.max(...slices.map((s) => s.lagMs)),
     perSlice: slices.map((s) => s.rps),
   };
 }
@@ -307,7 +325,7 @@ export async function runProxyBench(): Promise<void> {
     }
     if (readUrl) {
       const withRead = await startSet("r", { DATABASE_READ_URL: readUrl });
-      const standbyRef = { url: readUrl };
+      const standbyRef = { url: readUrl, primaryUrl: databaseUrl };
       configs.push(
         { name: "direct, 1 replica, read replica", url: `http://127.0.0.1:${withRead.set[0]!.platform}`, replicas: withRead.set.slice(0, 1), standby: standbyRef },
         { name: "nginx, 1 replica, read replica", url: `http://127.0.0.1:${withRead.one.port}`, replicas: withRead.set.slice(0, 1), nginx: withRead.one, standby: standbyRef },
@@ -348,13 +366,13 @@ export async function runProxyBench(): Promise<void> {
       `\nmix of ${paths.length} public routes (bench/read-path), ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per configuration (alternating), ${data.pods} pods, an indexed block every ${BLOCK_MS} ms; nginx keepalive ${KEEPALIVE}; ${os.availableParallelism()} × ${cpus[0]?.model ?? "cpu"}, load average now ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     );
     console.log(
-      "| configuration | req/s | ÷ baseline | p50 ms | p99 ms | errors | non-2xx | API CPU µs/req | nginx CPU µs/req | machine CPU µs/req | machine busy | standby transactions |",
+      "| configuration | req/s | ÷ baseline | p50 ms | p99 ms | errors | non-2xx | API CPU µs/req | nginx CPU µs/req | machine CPU µs/req | machine busy | standby transactions | replay lag ms |",
     );
-    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const config of configs) {
       const c = combine(slices.get(config.name)!);
       console.log(
-        `| ${config.name} | ${fmt(c.rps)} (${c.perSlice.map((r) => fmt(r)).join(" / ")}) | ${fmt(c.rps / baseline.rps, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${c.errors} | ${c.non2xx} | ${fmt(c.apiUs, 1)} | ${config.nginx ? fmt(c.nginxUs, 1) : "-"} | ${fmt(c.machineUs, 1)} | ${fmt(c.busyShare * 100, 0)}% | ${config.standby ? c.standbyXacts : "-"} |`,
+        `| ${config.name} | ${fmt(c.rps)} (${c.perSlice.map((r) => fmt(r)).join(" / ")}) | ${fmt(c.rps / baseline.rps, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${c.errors} | ${c.non2xx} | ${fmt(c.apiUs, 1)} | ${config.nginx ? fmt(c.nginxUs, 1) : "-"} | ${fmt(c.machineUs, 1)} | ${fmt(c.busyShare * 100, 0)}% | ${config.standby ? c.standbyXacts : "-"} | ${config.standby ? fmt(c.lagMs, 1) : "-"} |`,
       );
     }
     console.log(
