@@ -119,7 +119,7 @@ events { worker_connections 4096; }
 http {
   access_log off;
   ${["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(temp).join("\n  ")}
-  upstream platform { ${replicas.map((r) => `server 127.0.0.1:${r.platform} max_fails=1 fail_timeout=10s;`).join(" ")} keepalive ${keepalive}; }
+  upstream platform { ${replicas.map((r) => `server 127.0.0.1:${r.platform} max_fails=1 fail_timeout=10s;`).join(" ")} keepalive ${keepalive}; keepalive_timeout 4s; }
   proxy_http_version 1.1;
   proxy_set_header Connection "";
   proxy_set_header Host $http_host;
