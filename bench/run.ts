@@ -60,7 +60,8 @@ import { parseCommandLine } from "../ops/cli";
 parseCommandLine({
   usage: `Usage: [BENCH_SECTIONS=seed,lanes,backfill,reindex,live] [BENCH_…=…] npm run bench
   Indexer figures measured side by side in one run and reported as ratios; BENCH_READ_PATH=1 and/or
-  BENCH_READ_HONEST=1 run the read-path bench instead. Every setting and section is described at the
+  BENCH_READ_HONEST=1 run the read-path bench instead; BENCH_SECTIONS=proxy the read mix through nginx
+  with 1 and 3 API replicas (bench/proxy.ts). Every setting and section is described at the
   top of bench/run.ts; the figures and how to read them are in bench/README.md.`,
   options: {},
 });
