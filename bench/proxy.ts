@@ -375,6 +375,12 @@ export async function runProxyBench(): Promise<void> {
         `| ${config.name} | ${fmt(c.rps)} (${c.perSlice.map((r) => fmt(r)).join(" / ")}) | ${fmt(c.rps / baseline.rps, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${c.errors} | ${c.non2xx} | ${fmt(c.apiUs, 1)} | ${config.nginx ? fmt(c.nginxUs, 1) : "-"} | ${fmt(c.machineUs, 1)} | ${fmt(c.busyShare * 100, 0)}% | ${config.standby ? c.standbyXacts : "-"} | ${config.standby ? fmt(c.lagMs, 1) : "-"} |`,
       );
     }
+    for (const config of configs) {
+      // each count is read on the standby, so a slice adds one transaction of the bench's own
+      if (config.standby && combine(slices.get(config.name)!).standbyXacts <= 2 * ROUNDS) {
+        console.log(`${config.name}: the standby served nothing: does this API read DATABASE_READ_URL?`);
+      }
+    }
     console.log(
       `per core (1e6 ÷ CPU µs/req): an API replica ${fmt(1e6 / baseline.apiUs)} req/s of this mix; nginx ${fmt(1e6 / combine(slices.get(configs[1]!.name)!).nginxUs)} req/s (1 replica behind it)`,
     );
