@@ -22,6 +22,8 @@
  *                                  (test/support/pg-standby.ts) and add the "with read replica" configurations
  *   BENCH_READ_URL=postgres://…    instead: a hot standby of DATABASE_URL's server (its database name is
  *                                  replaced by the bench's); adds the same configurations
+ *   BENCH_PROXY_GRAPHQL=1          also one GraphQL replica (`npm run graphql`) on the same data: a page of
+ *                                  pods by POST /graphql, 50 connections, straight (0: skip)
  * Uses DATABASE_URL (a server URL) when set, else an embedded PostgreSQL; needs wrk and nginx.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -34,7 +36,16 @@ import { writeDeployment } from "../chain/deployments";
 import { startAnvil } from "../devnet/anvil";
 import { deployProtocol } from "../devnet/deploy";
 import { createDatabase, dropDatabase, urlWithDatabase } from "../ops/postgres";
-import { type ApiReplica, findNginx, freePort, startApiReplica, stopProcess } from "../test/scale/support";
+import {
+  type ApiReplica,
+  findNginx,
+  freePort,
+  type GraphqlReplica,
+  killGraphqlReplica,
+  startApiReplica,
+  startGraphqlReplica,
+  stopProcess,
+} from "../test/scale/support";
 import { type PgCluster, type PrimaryCluster, startPrimary, startStandby, waitForReplay } from "../test/support/pg-standby";
 import { benchPostgres } from "./postgres";
 import { startBenchIndexer } from "./read-path/api";
@@ -42,7 +53,7 @@ import { type BenchData, disableAutovacuum, grow } from "./read-path/data";
 import { fmt } from "./read-path/measure";
 import { ROUTE_PATHS } from "./read-path/routes";
 import { blockProducer, PONDER_SCHEMA } from "./read-path/run";
-import { assertWrkInstalled, type LoadResult, runWrk } from "./read-path/wrk";
+import { assertWrkInstalled, type LoadResult, parseWrk, runWrk } from "./read-path/wrk";
 import { benchTempDir } from "./temp-dir";
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
@@ -55,6 +66,8 @@ const KEEPALIVE_AB = Number(env("BENCH_PROXY_KEEPALIVE_AB", "0"));
 const BLOCK_MS = Number(env("BENCH_READ_BLOCK_MS", "2000"));
 const OWN_STANDBY = process.env.BENCH_PROXY_STANDBY === "1";
 const READ_URL = process.env.BENCH_READ_URL;
+const GRAPHQL = env("BENCH_PROXY_GRAPHQL", "1") === "1";
+const GRAPHQL_QUERY = "{ pods(limit: 10, orderBy: \"id\", orderDirection: \"desc\") { totalCount items { id cumulativeUpVotes } } }";
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
@@ -226,6 +239,57 @@ function combine(slices: Slice[]) {
   };
 }
 
+/** wrk sending one GraphQL query by POST (runWrk sends GETs). */
+function wrkGraphql(url: string, dir: string, connections: number, seconds: number): Promise<LoadResult> {
+  const script = path.join(dir, "graphql.lua");
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(JSON.stringify({ query: GRAPHQL_QUERY }))}\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (out += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve(parseWrk(out)) : reject(new Error(`wrk exited with ${code}: ${out}`))));
+  });
+}
+
+/** CPU seconds of a process and all its descendants (a GraphQL replica runs Ponder as its child). */
+function treeCpuSeconds(pid: number): number {
+  return cpuSeconds(pid) + childrenOf(pid).reduce((a, child) => a + treeCpuSeconds(child), 0);
+}
+
+/** One GraphQL replica on the bench's views: POST /graphql straight, CPU of the replica per query. */
+async function measureGraphql(dir: string, chainEnv: Record<string, string>): Promise<void> {
+  let replica: GraphqlReplica | undefined;
+  try {
+    replica = await startGraphqlReplica("bench", dir, chainEnv);
+    const url = `http://127.0.0.1:${replica.port}/graphql`;
+    const probe = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: GRAPHQL_QUERY }) });
+    const answer = (await probe.json()) as { data?: { pods?: { totalCount: number } }; errors?: unknown };
+    if (!answer.data?.pods) throw new Error(`the GraphQL query failed: ${JSON.stringify(answer).slice(0, 300)}`);
+    await wrkGraphql(url, dir, 50, 3); // warm-up
+    const pid = replica.process.pid!;
+    const slices: { result: LoadResult; cpu: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const before = treeCpuSeconds(pid);
+      const result = await wrkGraphql(url, dir, 50, SECONDS);
+      slices.push({ result, cpu: treeCpuSeconds(pid) - before });
+    }
+    const requests = Math.max(1, slices.reduce((a, s) => a + s.result.requests, 0));
+    const cpuUs = (slices.reduce((a, s) => a + s.cpu, 0) * 1e6) / requests;
+    const mean = (f: (r: LoadResult) => number) => slices.reduce((a, s) => a + f(s.result), 0) / slices.length;
+    console.log(
+      `\nGraphQL replica (ponder serve, straight), ${GRAPHQL_QUERY} on ${answer.data.pods.totalCount} pods, 50 connections, ${ROUNDS} × ${SECONDS} s: ${fmt(mean((r) => r.rps))} req/s (${slices.map((s) => fmt(s.result.rps)).join(" / ")}), p50 ${fmt(mean((r) => r.p50Ms), 2)} ms, p99 ${fmt(mean((r) => r.p99Ms), 2)} ms, errors ${slices.reduce((a, s) => a + s.result.errors, 0)}, non-2xx ${slices.reduce((a, s) => a + s.result.non2xx, 0)}; replica CPU ${fmt(cpuUs, 1)} µs/query (per core ${fmt(1e6 / cpuUs)} queries/s)`,
+    );
+  } finally {
+    if (replica) await killGraphqlReplica(replica, "SIGTERM");
+  }
+}
+
 export async function runProxyBench(): Promise<void> {
   assertWrkInstalled();
   const nginxBinary = findNginx();
@@ -384,6 +448,10 @@ export async function runProxyBench(): Promise<void> {
     console.log(
       `per core (1e6 ÷ CPU µs/req): an API replica ${fmt(1e6 / baseline.apiUs)} req/s of this mix; nginx ${fmt(1e6 / combine(slices.get(configs[1]!.name)!).nginxUs)} req/s (1 replica behind it)`,
     );
+    // after the mix, with the API replicas idle: Ponder's GraphQL reads the same views
+    if (GRAPHQL) {
+      await measureGraphql(dir, { DATABASE_URL: databaseUrl, DEPLOYMENTS_FILE: deploymentsFile, PONDER_VIEWS_SCHEMA: "chain", LOG_LEVEL: "warn" });
+    }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     for (const item of running.reverse()) await item.stop().catch(() => undefined);
