@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, type DatabaseHandle } from "../ops/postgres";
 import { createChatApp } from "./chat/app";
 import type { ApiConfig } from "./config";
 import { createDb } from "./db/client";
+import { setReadReplicas } from "./db/read-replicas";
 import { connectRateLimitRedis } from "./http/redis-rate-limiter";
 import { runMigrations } from "./db/migrate";
 import { type ApiDeps, loadApiChain } from "./deps";
@@ -75,6 +76,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     : await startEmbeddedPostgres();
   const servers: ServerType[] = [];
   let pool: ApiDeps["pool"] | undefined;
+  let readReplicas: ReturnType<typeof createDb>["readReplicas"];
   let redis: ApiDeps["redis"];
   let settlementWorker: SettlementWorker | null = null;
   let reconciler: ReorgReconciler | undefined;
@@ -94,6 +96,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     platformApp?.close();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
+    await readReplicas?.stop();
+    setReadReplicas(undefined);
     redis?.disconnect();
     await database.stop();
   };
@@ -104,8 +108,14 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
       chainSchemaName: config.ponderViewsSchema,
       onIdleError: (err) => logger.warn({ error: err.message }, "idle database connection failed"),
       onStaleConnectionRetry: (err) => logger.warn({ error: err.message }, "read sent again on another connection"),
+      readReplicas: config.readReplicas && {
+        ...config.readReplicas,
+        onStateChange: (status) => logger[status.state === "up" ? "info" : "warn"]({ replica: status }, `read replica ${status.name}: ${status.state}`),
+      },
     });
     pool = store.pool;
+    readReplicas = store.readReplicas;
+    setReadReplicas(readReplicas);
     // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler
     const chain = loadApiChain();
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
