@@ -13,8 +13,17 @@ export interface RedisRateLimitConfig {
   commandTimeoutMs: number;
 }
 
+/** DATABASE_READ_URL and its settings (api/db/read-replicas.ts). */
+export interface ReadReplicaConfig {
+  urls: string[];
+  maxLagMs: number;
+  pollMs: number;
+}
+
 export interface ApiConfig {
   databaseUrl: string | undefined;
+  /** Hot standbys for public reads; undefined: every read on the primary. */
+  readReplicas?: ReadReplicaConfig;
   /** The address the three surfaces bind (HOST, default 127.0.0.1). */
   host: string;
   ports: { platform: number; chat: number; eval: number };
@@ -43,6 +52,9 @@ export function loadConfig(env: RawEnv = processEnv()): ApiConfig {
   assertProductionSafe(env);
   return {
     databaseUrl: e.DATABASE_URL,
+    readReplicas: e.DATABASE_READ_URL?.length
+      ? { urls: e.DATABASE_READ_URL, maxLagMs: e.DATABASE_READ_MAX_LAG_MS, pollMs: e.DATABASE_READ_POLL_MS }
+      : undefined,
     host: e.HOST,
     ports: { platform: e.PLATFORM_PORT, chat: e.CHAT_PORT, eval: e.EVAL_PORT },
     ponderUrl: e.PONDER_URL.replace(/\/+$/, ""),

@@ -96,6 +96,26 @@ function parseCorsOrigins(text: string, fail: (message: string) => void): CorsOr
 const serverVariables = {
   /** Unset: the API starts the project's embedded PostgreSQL server (ops/postgres). */
   DATABASE_URL: z.url().optional(),
+  /**
+   * Hot standbys of DATABASE_URL's primary, comma-separated: public reads go to one that has
+   * replayed far enough (api/db/read-replicas.ts, docs/scaling.md). Unset: every read on the primary.
+   */
+  DATABASE_READ_URL: z
+    .string()
+    .transform((text, ctx) => {
+      const list = text.split(",").map((item) => item.trim()).filter(Boolean);
+      for (const item of list) {
+        if (!z.url({ protocol: /^postgres(ql)?$/ }).safeParse(item).success) {
+          ctx.addIssue({ code: "custom", message: "each entry must be a postgres:// URL" });
+        }
+      }
+      return list;
+    })
+    .optional(),
+  /** A replica last at the primary's position longer ago than this is skipped (and /ready says "lagging"). */
+  DATABASE_READ_MAX_LAG_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  /** How often the one poller of a process reads each replica's replay position and the primary's. */
+  DATABASE_READ_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
   /** Address the three surfaces bind; 0.0.0.0 (or ::) to accept connections from other machines. */
   HOST: z.string().min(1).default("127.0.0.1"),
   PLATFORM_PORT: port.default(3000),
@@ -359,6 +379,7 @@ export function parseOperatorEnv(env: RawEnv = processEnv()): OperatorEnv {
  */
 export const FILE_VARIABLES = [
   "DATABASE_URL",
+  "DATABASE_READ_URL",
   "REDIS_URL",
   "METRICS_TOKEN",
   "IDP_PUBLIC_KEY",

@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, type DatabaseHandle } from "../ops/postgres";
 import { createChatApp } from "./chat/app";
 import type { ApiConfig } from "./config";
 import { createDb } from "./db/client";
+import { setReadReplicas } from "./db/read-replicas";
 import { connectRateLimitRedis } from "./http/redis-rate-limiter";
 import { runMigrations } from "./db/migrate";
 import { type ApiDeps, loadApiChain } from "./deps";
@@ -15,8 +16,7 @@ import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
 import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
-import { loadPlatformConfig } from "./platform/config";
-import { createPlatformContext } from "./platform/context";
+import { createPlatformContext, type PlatformContext } from "./platform/context";
 import { createRecordVerifiers } from "./ledger/ledger";
 import { createWebhookWorker, type WebhookWorker } from "./platform/services/webhook-worker";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
@@ -74,6 +74,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     : await startEmbeddedPostgres();
   const servers: ServerType[] = [];
   let pool: ApiDeps["pool"] | undefined;
+  let readReplicas: ReturnType<typeof createDb>["readReplicas"];
   let redis: ApiDeps["redis"];
   let settlementWorker: SettlementWorker | null = null;
   let reconciler: ReorgReconciler | undefined;
@@ -93,6 +94,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     platformApp?.close();
     await Promise.all(servers.map(closeServer));
     await pool?.end().catch(() => undefined);
+    await readReplicas?.stop();
+    setReadReplicas(undefined);
     redis?.disconnect();
     await database.stop();
   };
@@ -103,14 +106,22 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
       chainSchemaName: config.ponderViewsSchema,
       onIdleError: (err) => logger.warn({ error: err.message }, "idle database connection failed"),
       onStaleConnectionRetry: (err) => logger.warn({ error: err.message }, "read sent again on another connection"),
+      readReplicas: config.readReplicas && {
+        ...config.readReplicas,
+        onStateChange: (status) => logger[status.state === "up" ? "info" : "warn"]({ replica: status }, `read replica ${status.name}: ${status.state}`),
+      },
     });
     pool = store.pool;
+    readReplicas = store.readReplicas;
+    setReadReplicas(readReplicas);
     // one chain client for the process: the surfaces, the indexer-lag probe and the reconciler
     const chain = loadApiChain();
     if (chain) useChainClientForIndexerLag(store.pool, chain.client);
     if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis, lifecycle };
-    platformApp = createPlatformApp(deps);
+    // the Platform API's settings and chain, built once: its app, the reconciler and the webhook worker
+    const platform = createPlatformContext({ chain, logger });
+    platformApp = createPlatformApp({ ...deps, platform });
     for (const [app, port] of [
       [platformApp, config.ports.platform],
       [createChatApp(deps), config.ports.chat],
@@ -120,11 +131,11 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     }
     settlementWorker = createEvalSettlementWorker(deps);
     settlementWorker?.start();
-    reconciler = startReorgReconciler(deps);
+    reconciler = startReorgReconciler(deps, platform);
     webhookWorker = createWebhookWorker({
       db: store.db,
       viewsSchema: config.ponderViewsSchema,
-      config: loadPlatformConfig().webhooks,
+      config: platform.config.webhooks,
       logger: logger.child({ service: "webhooks" }),
     });
     webhookWorker?.start();
@@ -150,9 +161,8 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
  * record is checked again with the Platform API's own verification when its transaction is mined
  * again.
  */
-function startReorgReconciler(deps: ApiDeps): ReorgReconciler | undefined {
+function startReorgReconciler(deps: ApiDeps, platform: PlatformContext): ReorgReconciler | undefined {
   if (!deps.chain) return undefined;
-  const platform = createPlatformContext({ chain: deps.chain, logger: deps.logger });
   const reconciler = createReorgReconciler({
     db: deps.db,
     client: deps.chain.client,

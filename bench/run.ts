@@ -15,6 +15,9 @@
  *             held BENCH_RPC_RTT_MS, default 40; 0 skips it), as a remote Base node would;
  *   live      after the backfill, 100 votes/s on a chain mining a block every second: the time
  *             from sending a vote to its row being visible in the views schema the API reads.
+ *   proxy     (not in the default list; needs wrk and nginx) the read path's 200-connection mix
+ *             straight to one API replica, through nginx with 1 and with 3 replicas, and with a
+ *             read replica when one is given (bench/proxy.ts: its settings are at its top).
  * Read path (issue 12), instead of the sections: BENCH_READ_PATH=1 loads the API's public reads on
  * generated rows (bench/read-path/run.ts); BENCH_READ_HONEST=1 the same routes on the honest path,
  * BENCH_HONEST_PODS pods (default 10,000) minted and voted on anvil, indexed by this indexer and given
@@ -57,7 +60,8 @@ import { parseCommandLine } from "../ops/cli";
 parseCommandLine({
   usage: `Usage: [BENCH_SECTIONS=seed,lanes,backfill,reindex,live] [BENCH_…=…] npm run bench
   Indexer figures measured side by side in one run and reported as ratios; BENCH_READ_PATH=1 and/or
-  BENCH_READ_HONEST=1 run the read-path bench instead. Every setting and section is described at the
+  BENCH_READ_HONEST=1 run the read-path bench instead; BENCH_SECTIONS=proxy the read mix through nginx
+  with 1 and 3 API replicas (bench/proxy.ts). Every setting and section is described at the
   top of bench/run.ts; the figures and how to read them are in bench/README.md.`,
   options: {},
 });
@@ -512,6 +516,11 @@ async function main() {
 
 // the read-path bench (issue 12) needs Debian's wrk: BENCH_READ_PATH=1 (generated data) and/or
 // BENCH_READ_HONEST=1 (the honest path: indexed from anvil, metadata through the API) npm run bench
+// the proxy bench (issue 38) needs wrk and nginx: BENCH_SECTIONS=proxy npm run bench (bench/proxy.ts)
+if (SECTIONS.has("proxy")) {
+  await (await import("./proxy")).runProxyBench();
+  if (SECTIONS.size === 1) process.exit(0);
+}
 if (process.env.BENCH_READ_PATH === "1" || process.env.BENCH_READ_HONEST === "1") {
   if (process.env.BENCH_READ_PATH === "1") await (await import("./read-path/run")).runReadPathBench();
   if (process.env.BENCH_READ_HONEST === "1") await (await import("./read-path/honest")).runHonestReadBench();

@@ -2,6 +2,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { bindChainSchema } from "./chain";
 import { guardPoolClients } from "./errors";
+import { ReadReplicas, replicaName } from "./read-replicas";
 import { retryReadsOnStaleConnections } from "./stale-connections";
 import { releaseTransactionClients } from "./transactions";
 import * as offchainSchema from "./offchain/index";
@@ -13,6 +14,8 @@ export interface Database {
   db: OffchainDb;
   /** Schema holding Ponder's stable views of chain state (read-only for the API). */
   chainSchemaName: string;
+  /** The hot standbys public reads may go to (`readReplicas` option); `pool` routes to them. */
+  readReplicas?: ReadReplicas;
 }
 
 export interface CreateDbOptions {
@@ -29,6 +32,13 @@ export interface CreateDbOptions {
   onIdleError?: (error: Error) => void;
   /** A read sent again because its connection turned out stale (see stale-connections.ts). */
   onStaleConnectionRetry?: (error: Error) => void;
+  /** DATABASE_READ_URL: hot standbys of `databaseUrl` for public reads (read-replicas.ts). */
+  readReplicas?: {
+    urls: string[];
+    maxLagMs: number;
+    pollMs: number;
+    onStateChange?: ConstructorParameters<typeof ReadReplicas>[1]["onStateChange"];
+  };
 }
 
 /**
@@ -40,7 +50,7 @@ export interface CreateDbOptions {
  */
 const STARTUP_OPTIONS = "-c jit=off";
 
-export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Database {
+function createPool(databaseUrl: string, options: CreateDbOptions, applicationName: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.maxConnections ?? 10,
@@ -48,15 +58,33 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Da
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     query_timeout: options.queryTimeoutMs ?? 12_000,
     keepAlive: true,
-    application_name: options.applicationName ?? "datamarket-api",
+    application_name: applicationName,
     options: STARTUP_OPTIONS,
   });
   pool.on("error", (error) => options.onIdleError?.(error));
   guardPoolClients(pool, { onClientError: (error) => options.onIdleError?.(error) });
   retryReadsOnStaleConnections(pool, options.onStaleConnectionRetry);
+  return pool;
+}
+
+export function createDb(databaseUrl: string, options: CreateDbOptions = {}): Database {
+  const applicationName = options.applicationName ?? "datamarket-api";
+  const pool = createPool(databaseUrl, options, applicationName);
+  let readReplicas: ReadReplicas | undefined;
+  if (options.readReplicas && options.readReplicas.urls.length > 0) {
+    const { urls, maxLagMs, pollMs, onStateChange } = options.readReplicas;
+    // a replica's pool: the same settings, a quick connect (a down replica is skipped, not waited for)
+    const replicaOptions = { ...options, connectionTimeoutMs: Math.min(options.connectionTimeoutMs ?? 5_000, 2_000) };
+    const pools = urls.map((url) => ({
+      name: replicaName(url),
+      pool: createPool(url, replicaOptions, `${applicationName}-read`),
+    }));
+    readReplicas = new ReadReplicas(pools, { maxLagMs, pollMs, onStateChange });
+    readReplicas.attach(pool);
+  }
   const chainSchemaName = options.chainSchemaName ?? "chain";
   bindChainSchema(chainSchemaName);
   const db = drizzle({ client: pool, schema: offchainSchema });
   releaseTransactionClients(db, pool);
-  return { pool, db, chainSchemaName };
+  return { pool, db, chainSchemaName, ...(readReplicas ? { readReplicas } : {}) };
 }

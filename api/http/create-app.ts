@@ -12,6 +12,8 @@ import { createLogger, requestLogger } from "./logger";
 import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics";
 import type { AppEnv, Surface } from "./types";
 import { requestHeader } from "./request-headers";
+import { readRoute } from "./read-route";
+import { readReplicas } from "../db/read-replicas";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -62,6 +64,9 @@ export interface CreateAppOptions {
 export function createApp<E extends AppEnv = AppEnv>({ logger, maxBodyBytes, bodyLimitExempt, surface }: CreateAppOptions): OpenAPIHono<E> {
   const app = createRouter<E>();
   app.use(requestId);
+  // DATABASE_READ_URL: which reads may go to a hot standby, and the read-after cookie of writes
+  const replicas = readReplicas();
+  if (replicas) app.use(readRoute(replicas));
   if (surface) app.use(requestMetrics(surface.name));
   app.use(requestLogger(logger));
   const cors = surface && corsMiddleware(surface.config.corsOrigins);

@@ -20,6 +20,7 @@ import type pg from "pg";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { IndexerProgress } from "../../ops/indexer-progress";
 import type { Bulkhead } from "../lib/bulkhead";
+import { readReplicas } from "../db/read-replicas";
 import { secretsEqual } from "../lib/crypto";
 import { bearerToken } from "./auth/bearer";
 import { errorBody } from "./errors";
@@ -282,6 +283,33 @@ new Gauge({
   registers: [metricsRegistry],
   collect() {
     this.set(poolSum((pool) => pool.options.max ?? 10));
+  },
+});
+
+// DATABASE_READ_URL (api/db/read-replicas.ts): where the routed reads went, and each replica's state
+new Gauge({
+  name: `${PREFIX}db_routed_statements`,
+  help: "Statements of requests sent since the process started, by source: primary, replica, fallback (a replica failed, answered by the primary); only with DATABASE_READ_URL",
+  labelNames: ["source"] as const,
+  registers: [metricsRegistry],
+  collect() {
+    const replicas = readReplicas();
+    if (!replicas) return;
+    this.set({ source: "primary" }, replicas.stats.primary);
+    this.set({ source: "replica" }, replicas.stats.replica);
+    this.set({ source: "fallback" }, replicas.stats.fallbacks);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_replica_lag_seconds`,
+  help: "How long ago the primary was last at a position the read replica has replayed (-1: down)",
+  labelNames: ["replica"] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const replica of readReplicas()?.status() ?? []) {
+      this.set({ replica: replica.name }, replica.state === "down" || replica.lagMs === null ? -1 : replica.lagMs / 1000);
+    }
   },
 });
 

@@ -25,6 +25,7 @@
 import type pg from "pg";
 import { escapeIdentifier } from "pg";
 import { viewsDeploymentSql } from "../db/chain";
+import { coversFloor, POSITION_SQL, readAtLeast, sourceReached } from "../db/read-replicas";
 
 export interface ReadVersion {
   /** The version committed when the call was made (undefined: unknown, e.g. indexer views missing; do not cache). */
@@ -33,6 +34,12 @@ export interface ReadVersion {
   recent(): string | undefined | Promise<string | undefined>;
   /** Something was written through this process: the next `recent()` waits for a fresh probe. */
   invalidate(): void;
+}
+
+/** A probe's answer and the position its snapshot was at most at (undefined: unknown). */
+interface Probed {
+  value: string | undefined;
+  position: string | undefined;
 }
 
 export interface ReadVersionOptions {
@@ -48,35 +55,39 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: R
   const sql =
     `SELECT (SELECT max(latest_checkpoint)::text FROM ${schema}._ponder_checkpoint) AS checkpoint, ` +
     `${viewsDeploymentSql(viewsSchema)} AS deployment, ` +
-    `(SELECT sum(version)::text FROM offchain.read_versions) AS offchain`;
-  let inFlight: Promise<string | undefined> | undefined;
-  let next: Promise<string | undefined> | undefined;
+    `(SELECT sum(version)::text FROM offchain.read_versions) AS offchain, ` +
+    `${POSITION_SQL} AS position`;
+  let inFlight: Promise<Probed> | undefined;
+  let next: Promise<Probed> | undefined;
   /** The newest answered probe and when it started (-Infinity: none, or invalidated). */
-  let last: { value: string | undefined; startedAt: number } = { value: undefined, startedAt: -Infinity };
+  let last: Probed & { startedAt: number } = { value: undefined, position: undefined, startedAt: -Infinity };
   /** When this process last wrote: probes that started earlier may not have seen it. */
   let invalidatedAt = -Infinity;
 
-  const probe = async (): Promise<string | undefined> => {
+  const probe = async (): Promise<Probed> => {
     try {
       const { rows } = await pool.query<{
         checkpoint: string | null;
         deployment: string | null;
         offchain: string | null;
+        position: string | null;
       }>(sql);
       const row = rows[0];
-      if (!row?.checkpoint) return undefined;
-      return `${row.checkpoint}:${row.deployment ?? ""}:${row.offchain ?? "0"}`;
+      const position = row?.position ?? undefined;
+      sourceReached(position);
+      if (!row?.checkpoint) return { value: undefined, position };
+      return { value: `${row.checkpoint}:${row.deployment ?? ""}:${row.offchain ?? "0"}`, position };
     } catch {
-      return undefined;
+      return { value: undefined, position: undefined };
     }
   };
 
-  const start = (): Promise<string | undefined> => {
+  const start = (): Promise<Probed> => {
     const startedAt = now();
-    const p = probe().then((value) => {
+    const p = probe().then((probed) => {
       // a probe that started before an invalidation (or before a newer probe) does not become `last`
-      if (startedAt > invalidatedAt && startedAt >= last.startedAt) last = { value, startedAt };
-      return value;
+      if (startedAt > invalidatedAt && startedAt >= last.startedAt) last = { ...probed, startedAt };
+      return probed;
     });
     const settled = p.finally(() => {
       if (inFlight === settled) inFlight = undefined;
@@ -85,7 +96,7 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: R
     return settled;
   };
 
-  const current = (): Promise<string | undefined> => {
+  const shared = (): Promise<Probed> => {
     if (!inFlight) return start();
     // a probe is running but may have started before this call: wait for the next one
     next ??= inFlight.then(() => {
@@ -95,18 +106,31 @@ export function createReadVersion(pool: pg.Pool, viewsSchema: string, options: R
     return next;
   };
 
+  /** The value for this request: its later reads see at least the version's position. */
+  const handOut = (probed: Probed): string | undefined => {
+    readAtLeast(probed.position);
+    return probed.value;
+  };
+
+  const current = async (): Promise<string | undefined> => {
+    const probed = await shared();
+    // the shared probe ran on a replica behind this caller's own write: one probe of its own,
+    // routed to a source that has replayed the write
+    return handOut(coversFloor(probed.position) ? probed : await probe());
+  };
+
   return {
     current,
     recent() {
       const age = now() - last.startedAt;
-      if (age < maxAgeMs) {
+      if (age < maxAgeMs && coversFloor(last.position)) {
         if (age >= maxAgeMs / 2 && !inFlight) void start();
-        return last.value;
+        return handOut(last);
       }
       return current();
     },
     invalidate() {
-      last = { value: undefined, startedAt: -Infinity };
+      last = { value: undefined, position: undefined, startedAt: -Infinity };
       // a probe in flight may have started before the write committed: `recent()` must not use it
       invalidatedAt = now();
     },

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { onPrimary, readReplicas, type ReplicaStatus } from "../db/read-replicas";
 import { serviceUnavailable } from "./errors";
 import { indexerLagProbe, type IndexerLagProbe } from "./indexer-lag";
 import { createProgressTracker, describeProgress, samplePonder, type IndexerProgress } from "../../ops/indexer-progress";
@@ -214,6 +215,19 @@ const readyRoute = (surface: string) =>
     },
   });
 
+/**
+ * `/ready`'s report of the read replicas (DATABASE_READ_URL), one entry each:
+ * `127.0.0.1:5433/app;state=up;lag_ms=0`, state up, lagging or down (a header, not a field: the
+ * documented body stays as it is).
+ */
+export const READ_REPLICAS_HEADER = "X-Read-Replicas";
+
+export function describeReplicas(replicas: ReplicaStatus[]): string {
+  return replicas
+    .map((r) => `${r.name};state=${r.state}${r.lagMs === null ? "" : `;lag_ms=${r.lagMs}`}${r.error ? `;error="${r.error.replace(/["\\\r\n]/g, " ").slice(0, 120)}"` : ""}`)
+    .join(", ");
+}
+
 export interface ReadinessOptions {
   /** "Platform", "Chat" or "Eval": names the operation (`getPlatformReadiness`). */
   surface: string;
@@ -246,8 +260,11 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
     let indexerReady = false;
     let lag: Awaited<ReturnType<IndexerLagProbe["measure"]>> | undefined;
     try {
-      indexerReady = await chainReady(pool, viewsSchema);
-      if (indexerReady) lag = await lagProbe.measure();
+      // the primary's state, not a read replica's (a replica is reported apart, below)
+      await onPrimary(async () => {
+        indexerReady = await chainReady(pool, viewsSchema);
+        if (indexerReady) lag = await lagProbe.measure();
+      });
     } catch {
       database = "unavailable";
     }
@@ -283,6 +300,9 @@ export function registerReadiness<E extends AppEnv>(app: OpenAPIHono<E>, options
       database,
       ...(reason === undefined ? {} : { reason }),
     };
+    // optional capacity: a replica lagging or down never makes the process unready
+    const replicas = readReplicas();
+    if (replicas) c.header(READ_REPLICAS_HEADER, describeReplicas(replicas.status()));
     if (ready) return c.json(body, 200);
     c.header("Retry-After", String(INDEXER_RETRY_AFTER_SECONDS));
     return c.json(body, 503);

@@ -27,6 +27,7 @@ import pLimit from "p-limit";
 import type { Logger } from "pino";
 import {
   BlockNotFoundError,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Hash,
   type PublicClient,
@@ -145,6 +146,16 @@ async function canonicalHashOf(client: PublicClient, blockNumber: bigint): Promi
   }
 }
 
+/** True when the node still holds `hash` unmined (in its pool); false when it does not know it. */
+async function isPending(client: PublicClient, hash: string): Promise<boolean> {
+  try {
+    return (await client.getTransaction({ hash: hash as Hash })).blockHash === null;
+  } catch (error) {
+    if (error instanceof TransactionNotFoundError) return false;
+    throw error;
+  }
+}
+
 // ---- one pass ----
 
 export async function reconcileOnce(
@@ -193,7 +204,7 @@ export async function reconcileOnce(
   for (const group of groups) {
     await pLimit(concurrency).map(
       suspects.filter((row) => rank(row.kind) === group),
-      (row) => settle(db, row, receipts.get(row.txHash) ?? null, options, result),
+      (row) => settle(db, client, row, receipts.get(row.txHash) ?? null, options, result),
     );
   }
   return result;
@@ -202,6 +213,7 @@ export async function reconcileOnce(
 /** Decides one row whose block is not (or not yet known to be) canonical. */
 async function settle(
   db: OffchainDb,
+  client: PublicClient,
   row: Row,
   receipt: TransactionReceipt | null,
   options: ReconcileOptions,
@@ -210,6 +222,12 @@ async function settle(
   const undoAs = async (reason: string, detail?: string) => {
     if (await undo(db, row, reason)) result.undone.push({ ...pick(row), reason, ...(detail ? { detail } : {}) });
   };
+  // a row never tied to a block may be a transaction this server sent that is still waiting to be
+  // mined (the chat server's mint recorded before its receipt came): it waits, it is not dropped
+  if (!receipt && row.blockHash === null && (await isPending(client, row.txHash))) {
+    result.deferred += 1;
+    return;
+  }
   if (!receipt) return undoAs("dropped");
   if (receipt.status !== "success") return undoAs("reverted");
   const moved = row.blockHash !== null;

@@ -76,7 +76,7 @@ function printGrowth(rows: Row[], small: number, large: number) {
  * Writes like the indexer's block commit (in one transaction: the newest pod's up-vote total and
  * the checkpoint), then polls `pageUrl` until the new total shows; returns the delays.
  */
-function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number, mintEvery: number) {
+export function blockProducer(databaseUrl: string, pageUrl: string, everyMs: number, mintEvery: number) {
   const delays: number[] = [];
   let stopped = false;
   const run = (async () => {

@@ -118,6 +118,15 @@ export async function walletProof(h: PlatformHarness, account: Account, agentId?
   return { walletAddress: account.address, nonce, signature, message };
 }
 
+/** Binds `account` (default: the agent's generated wallet) to the agent by its signature of a fresh nonce. */
+export async function bindWallet(h: PlatformHarness, agent: Agent, account: Account = agent.account): Promise<void> {
+  const proof = await walletProof(h, account, agent.id);
+  const bound = await agent.request(`${BASE}/agents/${agent.id}/wallet`, {
+    body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
+  });
+  expect(bound.status).toBe(200);
+}
+
 /** The test's handle on an agent registered without a wallet (as the live clients do) that will act for `account`. */
 export function agentFromRegistration(h: PlatformHarness, data: { id: string; apiKey: string }, account: Account): Agent {
   return {

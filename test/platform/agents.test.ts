@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agents, votesReported } from "../../api/db/offchain";
 import { roleAccount } from "../../devnet/accounts";
-import { eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, voteOnChain, walletProof, type Agent, type Ref } from "./agents-harness";
+import { bindWallet, eventually, listed, makeVoter, mintedPod, publishDatanet, registerAgent, voteOnChain, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -36,13 +36,7 @@ beforeAll(async () => {
   agent = await registerAgent(h(), { name: "Scout", description: "Finds datasets" }, { funded: true });
   rival = await registerAgent(h(), { name: "Rival", description: "Another agent" }, { funded: true });
   // bound to their own generated wallets by signature, so a transaction of any other sender is refused
-  for (const bot of [agent, rival]) {
-    const proof = await walletProof(h(), bot.account, bot.id);
-    const bound = await bot.request(`${BASE}/agents/${bot.id}/wallet`, {
-      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
-    });
-    expect(bound.status).toBe(200);
-  }
+  for (const bot of [agent, rival]) await bindWallet(h(), bot);
 });
 
 describe("POST /agents/register", () => {

@@ -13,11 +13,13 @@ import { exportJWK, generateKeyPair } from "jose";
 import os from "node:os";
 import path from "node:path";
 import {
+  encodeFunctionData,
   maxUint256,
   parseEther,
   type Abi,
   type Account,
   type Hash,
+  type Hex,
   type TransactionReceipt,
 } from "viem";
 import { afterAll, beforeAll } from "vitest";
@@ -82,6 +84,10 @@ export type PlatformHarness = {
   signIn(sub: string, account?: Account, username?: string): Promise<Session>;
   /** Sends a contract call from `account` and waits for its receipt (throws on revert). */
   write(account: Account, contract: ContractName, functionName: string, args?: readonly unknown[]): Promise<TransactionReceipt>;
+  /** A contract call of `account`, signed and not sent: the same bytes can be mined again after a reorg. */
+  signed(account: Account, contract: ContractName, functionName: string, args?: readonly unknown[]): Promise<Hex>;
+  /** Sends signed bytes and waits for their receipt (whatever its status). */
+  sendRaw(raw: Hex): Promise<TransactionReceipt>;
   /** Sends a call that reverts on chain (gas given, no simulation) and returns its mined hash. */
   sendReverted(account: Account, contract: ContractName, functionName: string, args?: readonly unknown[]): Promise<Hash>;
   /** Mints CORE and the demo token to `account` and approves the protocol contracts. */
@@ -217,6 +223,21 @@ export async function startPlatformHarness(
     },
     write: (account, contract, functionName, args = []) =>
       serial(account, () => p.write(account, contract, functionName, args)),
+    async signed(account, contract, functionName, args = []) {
+      const wallet = p.walletFor(account);
+      const request = await wallet.prepareTransactionRequest({
+        account,
+        to: p.address(contract),
+        data: encodeFunctionData({ abi: p.abis[contract] as Abi, functionName, args }),
+        gas: 800_000n,
+        chain: wallet.chain,
+      } as never);
+      return wallet.signTransaction(request as never);
+    },
+    async sendRaw(raw) {
+      const hash = await p.publicClient.sendRawTransaction({ serializedTransaction: raw });
+      return p.publicClient.waitForTransactionReceipt({ hash });
+    },
     async sendReverted(account, contract, functionName, args = []) {
       const hash = await serial(account, () =>
         p.walletFor(account).writeContract({

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { TransactionReceiptNotFoundError, toEventSelector, type PublicClient } from "viem";
+import { TransactionNotFoundError, TransactionReceiptNotFoundError, toEventSelector, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PodManagerAbi, SubnetManagerAbi } from "../../abis";
 import { createDb, type OffchainDb } from "../../api/db/client";
@@ -81,6 +81,10 @@ describe("the reconciler undoes every declared kind", () => {
       getTransactionReceipt: async ({ hash: txHash }: { hash: string }) => {
         asked.push(txHash);
         throw new TransactionReceiptNotFoundError({ hash: txHash as `0x${string}` });
+      },
+      // nor is it waiting in the node's pool
+      getTransaction: async ({ hash: txHash }: { hash: string }) => {
+        throw new TransactionNotFoundError({ hash: txHash as `0x${string}` });
       },
     } as unknown as PublicClient;
 

@@ -14,6 +14,7 @@ import { banPod, listUncheckedPods, ModerationError } from "../../api/platform/s
 import { PodDraftBodySchema } from "../../api/platform/schemas/drafts";
 import { createMintedPod } from "../../api/platform/services/pod-drafts";
 import { roleAccount } from "../../devnet/accounts";
+import { mintedPod as mintPod } from "./agents-harness";
 import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const run = promisify(execFile);
@@ -33,15 +34,7 @@ afterAll(() => fs.rmSync(tempDir, { recursive: true, force: true }));
 
 const moderation = () => ({ db: h().store.db, chain: h().context.chain(), moderator });
 
-async function mintedPod(name: string) {
-  const p = h().devnet.protocol;
-  const created = await publisher.post(`${BASE}/me/pods`, podDraftBody(subnet.id, { podName: name }));
-  const { id } = (await json(created)).data;
-  const tokenId = await p.read<bigint>("PodManager", "nextPodId");
-  const { transactionHash } = await h().write(publisherAccount, "PodManager", "mintPodWithCORE", [publisherAccount.address, subnet.tokenId]);
-  expect((await publisher.post(`${BASE}/me/pods/${id}/mint`, { podId: id, txHash: transactionHash })).status).toBe(200);
-  return { id: id as string, tokenId };
-}
+const mintedPod = (name: string) => mintPod(h(), publisher, publisherAccount, subnet, { podName: name });
 
 /** A pod minted by the chat server's wallet for `user`, recorded with the slop check skipped or not. */
 async function chatPod(user: Account, name: string, slopCheckSkipped: boolean) {

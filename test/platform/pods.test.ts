@@ -11,6 +11,7 @@ import { listPublicPods, publicSearchQuery, searchIds } from "../../api/platform
 import { presentPublicPod } from "../../api/platform/presenters/pod";
 import { roleAccount } from "../../devnet/accounts";
 import { DAY } from "../../devnet/deploy";
+import { publishDatanet } from "./agents-harness";
 import { badCookies, BASE, CORE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -29,17 +30,6 @@ let datasets: { id: string; tokenId: bigint };
 let ownerDraft: string;
 
 const unknownHash = keccak256(toHex("no such transaction"));
-
-async function publishDatanet(session: Session, account: Account, name: string) {
-  const p = h().devnet.protocol;
-  const created = await session.post(`${BASE}/me/subnets`, subnetDraftBody({ subnetName: name }, p.address("DemoToken")));
-  const { id } = (await json(created)).data;
-  const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
-  const { transactionHash } = await h().write(account, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
-  const response = await session.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash });
-  expect(response.status).toBe(200);
-  return { id, tokenId };
-}
 
 async function createPod(session: Session, overrides: Record<string, unknown> = {}, subnetId = research.id) {
   const response = await session.post(`${BASE}/me/pods`, podDraftBody(subnetId, overrides));
@@ -70,8 +60,8 @@ beforeAll(async () => {
   stranger = await h().signIn("stranger", voter2);
   walletless = await h().signIn("walletless");
   for (const account of [curatorA, curatorB, voter1, voter2]) await h().fund(account);
-  research = await publishDatanet(owner, curatorA, "Research");
-  datasets = await publishDatanet(owner, curatorA, "Datasets");
+  research = await publishDatanet(h(), owner, curatorA, "Research");
+  datasets = await publishDatanet(h(), owner, curatorA, "Datasets");
   await h().write(curatorA, "SubnetManager", "setPublishingFeeCORE", [research.tokenId, CORE(5)]);
   // voters: a lock for voting power and access to the research datanet
   for (const voter of [voter1, voter2]) {

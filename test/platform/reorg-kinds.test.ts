@@ -6,7 +6,7 @@
  * when they changed; a reorg while the service is down is acted on by the first pass after it.
  */
 import { eq, inArray } from "drizzle-orm";
-import { encodeFunctionData, type Abi, type Account, type Hash, type Hex } from "viem";
+import type { Account, Hash, Hex } from "viem";
 import { beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { createChainClient } from "../../chain/client";
 import type { ContractName } from "../../chain/deployments";
@@ -47,24 +47,11 @@ const get = async (path: string) => h().request(`${BASE}${path}`);
 const ordersPath = (subnet: Ref) => `${BASE}/agents/${agent.id}/subnets/${subnet.id}/datasets/subscriptions/packages/monthly/orders`;
 const orderListPath = (subnet: Ref) => `${BASE}/agents/${agent.id}/subnets/${subnet.id}/datasets/subscriptions/packages/orders`;
 
-/** A contract call of `account`, signed and not sent: the same bytes can be mined again after a reorg. */
-async function signed(account: Account, contract: ContractName, functionName: string, args: readonly unknown[]): Promise<Hex> {
-  const p = h().devnet.protocol;
-  const wallet = p.walletFor(account);
-  const request = await wallet.prepareTransactionRequest({
-    account,
-    to: p.address(contract),
-    data: encodeFunctionData({ abi: p.abis[contract] as Abi, functionName, args }),
-    gas: 800_000n,
-    chain: wallet.chain,
-  } as never);
-  return wallet.signTransaction(request as never);
-}
+const signed = (account: Account, contract: ContractName, functionName: string, args: readonly unknown[]) =>
+  h().signed(account, contract, functionName, args);
 
 async function sendRaw(raw: Hex) {
-  const p = h().devnet.protocol;
-  const hash = await p.publicClient.sendRawTransaction({ serializedTransaction: raw });
-  const receipt = await p.publicClient.waitForTransactionReceipt({ hash });
+  const receipt = await h().sendRaw(raw);
   expect(receipt.status).toBe("success");
   return receipt;
 }

@@ -7,7 +7,8 @@ import { createTestClient, http, type Account, type Hex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { reconcileOnce, listReorgedRecords } from "../../api/reorgs/reconciler";
 import { roleAccount } from "../../devnet/accounts";
-import { BASE, json, podDraftBody, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
+import { publishDatanet } from "./agents-harness";
+import { BASE, json, podDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
 const curatorA = roleAccount("curatorA");
@@ -25,40 +26,15 @@ async function draft(session: Session, name: string): Promise<string> {
 }
 
 /** A signed mint of `account`, sent raw: the same bytes can be sent again after a revert. */
-async function signedMint(account: Account): Promise<Hex> {
-  const p = h().devnet.protocol;
-  const wallet = p.walletFor(account);
-  const request = await wallet.prepareTransactionRequest({
-    account,
-    to: p.address("PodManager"),
-    data: (await import("viem")).encodeFunctionData({
-      abi: p.abis.PodManager,
-      functionName: "mintPodWithCORE",
-      args: [account.address, research.tokenId],
-    }),
-    gas: 600_000n,
-    chain: wallet.chain,
-  } as never);
-  return wallet.signTransaction(request as never);
-}
-
-async function sendRaw(raw: Hex) {
-  const p = h().devnet.protocol;
-  const hash = await p.publicClient.sendRawTransaction({ serializedTransaction: raw });
-  return p.publicClient.waitForTransactionReceipt({ hash });
-}
+const signedMint = (account: Account): Promise<Hex> =>
+  h().signed(account, "PodManager", "mintPodWithCORE", [account.address, research.tokenId]);
+const sendRaw = (raw: Hex) => h().sendRaw(raw);
 
 beforeAll(async () => {
   owner = await h().signIn("owner", curatorA, "Olivia");
   publisher = await h().signIn("publisher", curatorB, "Paul");
   for (const account of [curatorA, curatorB]) await h().fund(account);
-  const p = h().devnet.protocol;
-  const created = await owner.post(`${BASE}/me/subnets`, subnetDraftBody({ subnetName: "Research" }, p.address("DemoToken")));
-  const { id } = (await json(created)).data;
-  const tokenId = await p.read<bigint>("SubnetManager", "nextSubnetId");
-  const { transactionHash } = await h().write(curatorA, "SubnetManager", "publishSubnet", [p.address("DemoToken")]);
-  expect((await owner.post(`${BASE}/me/subnets/${id}/publish`, { subnetId: id, txHash: transactionHash })).status).toBe(200);
-  research = { id, tokenId };
+  research = await publishDatanet(h(), owner, curatorA, "Research");
   await h().caughtUp();
 });
 

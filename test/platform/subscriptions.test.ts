@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { keccak256, parseEther, toHex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roleAccount } from "../../devnet/accounts";
-import { appWithAgentsConfig, eventually, publishDatanet, registerAgent, walletProof, type Agent, type Ref } from "./agents-harness";
+import { appWithAgentsConfig, bindWallet, eventually, publishDatanet, registerAgent, type Agent, type Ref } from "./agents-harness";
 import { BASE, json, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
 
 const h = usePlatformHarness({ indexer: true });
@@ -42,11 +42,7 @@ beforeAll(async () => {
   await h().write(curatorA, "SubnetManager", "setAccessFeePrimaryToken", [research.tokenId, parseEther("2")]);
   agent = await registerAgent(h(), { name: "Buyer bot", description: "Buys datasets" }, { funded: true });
   // bound to its own generated wallet by signature, so a payment of any other sender is refused
-  const proof = await walletProof(h(), agent.account, agent.id);
-  const bound = await agent.request(`${BASE}/agents/${agent.id}/wallet`, {
-    body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
-  });
-  expect(bound.status).toBe(200);
+  await bindWallet(h(), agent);
   await h().caughtUp();
   await eventually(async () => {
     const response = await h().request(packagesPath(other.id));
@@ -167,11 +163,7 @@ describe("orders", () => {
     const headers = { Authorization: `Bearer ${mover.credential}` };
     const created = await strict.request(ordersPath(mover.id, research.id), { body: { txHash: await pay(mover) }, headers });
     expect(created.status).toBe(201);
-    const proof = await walletProof(h(), buyer, mover.id);
-    const bound = await mover.request(`${BASE}/agents/${mover.id}/wallet`, {
-      body: { walletAddress: proof.walletAddress, nonce: proof.nonce, signature: proof.signature },
-    });
-    expect(bound.status).toBe(200);
+    await bindWallet(h(), mover, buyer);
     await h().devnet.protocol.testClient.mine({ blocks: 2 });
     const orders = (await json(await strict.request(listPath(mover.id, research.id), { headers }))).data.orders;
     expect(orders).toEqual([

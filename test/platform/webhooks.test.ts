@@ -434,6 +434,28 @@ describe("/webhooks", () => {
     expect(a.delivered + b.delivered).toBe(subs.length * expected.length);
   });
 
+  it("polls the log once per interval for all subscriptions: an idle log is not read per subscription", async () => {
+    const r = await receiver();
+    const subs: Array<{ id: string; secret: string }> = [];
+    for (let i = 0; i < 6; i++) subs.push(await subscribe(i % 2 === 0 ? alice : bob, { url: r.url, kinds: ["vote"] }));
+    const w = worker();
+    // every subscription read once and found nothing new
+    await eventually(async () => w.logReads >= subs.length);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const reads = w.logReads;
+    const polls = w.versionPolls;
+    await new Promise((resolve) => setTimeout(resolve, 20 * config().pollIntervalMs));
+    expect(w.versionPolls - polls).toBeGreaterThan(0);
+    // the log did not change: no subscription read it again
+    expect(w.logReads - reads).toBe(0);
+
+    // a new event: every subscription reads the log and gets it
+    await h().write(who("voter1"), "PodManager", "vote", [1n, CORE("1"), true]);
+    await h().caughtUp();
+    await eventually(async () => subs.every((sub) => r.acked(sub.id).length === 1));
+    for (const sub of subs) expect(r.of(sub.id).map((hit) => hit.event)).toEqual(["vote"]);
+  });
+
   it("retracts a delivered event that a reorg removed, then delivers what replaced it", async () => {
     const r = await receiver();
     const sub = await subscribe(alice, { url: r.url, kinds: ["vote"] });

@@ -1,6 +1,7 @@
 /**
- * Real components for the scale test: API replicas as `npm run api` processes and nginx in front
- * of them with a generated configuration, all on free ports in a temp directory.
+ * Real components for the scale test: API replicas as `npm run api` processes, GraphQL replicas as
+ * `npm run graphql` processes, and nginx in front of them with a generated configuration, all on
+ * free ports in a temp directory.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -81,7 +82,57 @@ export function findNginx(): string | undefined {
 export interface NginxProxy {
   eval: number;
   platform: number;
+  /** The GraphQL port, when GraphQL replicas were given. */
+  graphql?: number;
   stop(): Promise<void>;
+}
+
+export interface GraphqlReplica {
+  name: string;
+  port: number;
+  process: ChildProcess;
+  log: string;
+}
+
+/**
+ * One `npm run graphql` process (`ponder serve` on the views schema), in a process group of its
+ * own: scripts/graphql.ts runs Ponder as its child, so killing the group is what a crashed
+ * replica (or host) looks like, and nothing is left serving after `killGraphqlReplica`.
+ */
+export async function startGraphqlReplica(name: string, dir: string, env: Record<string, string>): Promise<GraphqlReplica> {
+  const port = await freePort();
+  const log = path.join(dir, `graphql-${name}.log`);
+  const out = fs.openSync(log, "a");
+  const child = spawn(process.execPath, ["scripts/run.mjs", "scripts/graphql.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PONDER_PORT: String(port), PONDER_HOST: "127.0.0.1" },
+    stdio: ["ignore", out, out],
+    detached: true,
+  });
+  fs.closeSync(out);
+  // /ready: 200 once Ponder serves the views schema (its database answered)
+  const until = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`graphql ${name} exited (${child.exitCode}); log:\n${fs.readFileSync(log, "utf8").slice(-3000)}`);
+    if (await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status === 200, () => false)) break;
+    if (Date.now() > until) throw new Error(`graphql ${name} was not ready within 180 s; log:\n${fs.readFileSync(log, "utf8").slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { name, port, process: child, log };
+}
+
+/** Signals the replica's whole process group (the command and its Ponder child) and waits for the command to exit. */
+export function killGraphqlReplica(replica: GraphqlReplica, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  const { process: child } = replica;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      resolve(); // the group is gone already
+    }
+  });
 }
 
 /**
@@ -90,8 +141,19 @@ export interface NginxProxy {
  * test's X-Forwarded-For (as behind a CDN), so each scenario is its own client, and the replica
  * that answered in `X-Upstream`.
  */
-export async function startNginx(binary: string, dir: string, replicas: ApiReplica[]): Promise<NginxProxy> {
+export async function startNginx(
+  binary: string,
+  dir: string,
+  replicas: ApiReplica[],
+  options: { graphql?: GraphqlReplica[]; graphqlPort?: number } = {},
+): Promise<NginxProxy> {
   const [evalPort, platformPort] = [await freePort(), await freePort()];
+  const graphqlPort = options.graphql ? (options.graphqlPort ?? (await freePort())) : undefined;
+  // as ops/deploy/nginx.conf: a GraphQL query is read-only, so one that failed on a replica is sent to the next
+  const graphqlConf = options.graphql
+    ? `upstream graphql { ${options.graphql.map((g) => `server 127.0.0.1:${g.port} max_fails=1 fail_timeout=10s;`).join(" ")} keepalive 16; }
+  server { listen 127.0.0.1:${graphqlPort}; location / { proxy_pass http://graphql; proxy_next_upstream error timeout http_502 http_503 non_idempotent; proxy_next_upstream_tries 2; } }`
+    : "";
   const upstream = (name: string, port: (r: ApiReplica) => number) =>
     `upstream ${name} { ${replicas.map((r) => `server 127.0.0.1:${port(r)} max_fails=1 fail_timeout=10s;`).join(" ")} keepalive 16; }`;
   const temp = (kind: string) => `${kind}_temp_path ${path.join(dir, `nginx-${kind}`)};`;
@@ -117,6 +179,7 @@ http {
   add_header X-Upstream $upstream_addr always;
   server { listen 127.0.0.1:${evalPort}; location / { proxy_pass http://eval; } }
   server { listen 127.0.0.1:${platformPort}; location / { proxy_pass http://platform; } }
+  ${graphqlConf}
 }
 `;
   const file = path.join(dir, "nginx.conf");
@@ -124,5 +187,5 @@ http {
   execFileSync(binary, ["-t", "-q", "-p", dir, "-c", file], { stdio: "pipe" });
   const child = spawn(binary, ["-p", dir, "-c", file], { stdio: ["ignore", "ignore", "pipe"] });
   await waitFor(`http://127.0.0.1:${evalPort}/health`, 10_000, child);
-  return { eval: evalPort, platform: platformPort, stop: () => stopProcess(child, "SIGQUIT") };
+  return { eval: evalPort, platform: platformPort, graphql: graphqlPort, stop: () => stopProcess(child, "SIGQUIT") };
 }

@@ -45,7 +45,7 @@ export const podMint = recordKind({
   async recheck(db, context, { txHash, from }) {
     const found = await podDraftByMintTx(db, txHash);
     const draft = found?.draft;
-    if (!draft?.tokenId || !draft.walletAddress) return changed("the pod draft no longer names this mint");
+    if (!draft?.walletAddress) return changed("the pod draft no longer names this mint");
     // after a republish the draft names the pod's current datanet, not the one it was minted into
     const republish = found?.republished;
     const subnetTokenId = republish ? undefined : await subnetTokenIdOf(db, draft.subnetId);
@@ -55,6 +55,12 @@ export const podMint = recordKind({
       owner: draft.walletAddress as Address,
       subnetTokenId,
     });
+    // a mint the chat server recorded before its receipt came has no token id yet: the event names it
+    if (draft.tokenId === null) {
+      return holds([
+        sql`UPDATE offchain.pod_drafts SET token_id = ${tokenId.toString()}, updated_at = now() WHERE id = ${draft.id} AND token_id IS NULL`,
+      ]);
+    }
     return tokenId.toString() === draft.tokenId
       ? holds()
       : changed(`the transaction now mints pod ${tokenId}, not ${draft.tokenId}`);

@@ -59,6 +59,20 @@ export async function indexedBlockNumber(db: Executor, viewsSchema: string): Pro
   return block ? BigInt(block) : undefined;
 }
 
+/**
+ * The log's version: the indexed head and the newest event's id (an id names its block's hash).
+ * An event indexed, removed or replaced by a reorg, or a new head, changes it; undefined before
+ * the indexer's checkpoint and views exist.
+ */
+export async function logVersion(db: Executor, viewsSchema: string): Promise<string | undefined> {
+  const head = await indexedBlockNumber(db, viewsSchema);
+  if (head === undefined) return undefined;
+  const result = await db.execute<{ id: string }>(
+    sql`SELECT e.id FROM ${chain.eventLog} e ORDER BY e.block_number DESC, e.log_index DESC LIMIT 1`,
+  );
+  return `${head}/${result.rows[0]?.id ?? ""}`;
+}
+
 /** Which of `ids` the log holds now (the others were removed with their reorged block). */
 export async function existingEventIds(db: Executor, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

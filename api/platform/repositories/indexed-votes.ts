@@ -4,8 +4,8 @@ import { chain } from "../../db/chain";
 import type { Executor } from "./subnets";
 
 export type IndexedWalletVote = {
-  id: string;
-  subnetId: bigint;
+  voteId: string;
+  subnetTokenId: bigint;
   votes: bigint;
   upVote: boolean;
   votingPower: bigint;
@@ -18,8 +18,8 @@ export async function indexedWalletVotesOnPod(
 ): Promise<IndexedWalletVote[]> {
   return db
     .select({
-      id: chain.vote.id,
-      subnetId: chain.vote.subnetId,
+      voteId: chain.vote.id,
+      subnetTokenId: chain.vote.subnetId,
       votes: chain.vote.votes,
       upVote: chain.vote.upVote,
       votingPower: chain.vote.votingPower,

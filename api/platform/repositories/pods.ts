@@ -3,7 +3,8 @@ import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or,
 import { alias } from "drizzle-orm/pg-core";
 import { chain } from "../../db/chain";
 import { agents, podDrafts, podRepublishes, podSearchDocument, subnetDrafts, users } from "../../db/offchain";
-import { isTokenIdRef, isUuid, searchCondition, type Executor } from "./subnets";
+import { findByRef, refCondition } from "../../db/refs";
+import { isUuid, searchCondition, type Executor } from "./subnets";
 import { cachedAtStamp, listStamp } from "./count-cache";
 
 export type PodDraftRow = typeof podDrafts.$inferSelect;
@@ -71,10 +72,8 @@ export async function findPodDraftByTokenId(db: Executor, tokenId: bigint): Prom
 }
 
 /** A pod by its id (uuid) or its on-chain tokenId. */
-export async function findPodDraftByRef(db: Executor, ref: string): Promise<PodDraftRow | undefined> {
-  if (isUuid(ref)) return findPodDraft(db, ref);
-  if (isTokenIdRef(ref)) return findPodDraftByTokenId(db, BigInt(ref));
-  return undefined;
+export function findPodDraftByRef(db: Executor, ref: string): Promise<PodDraftRow | undefined> {
+  return findByRef(ref, (id) => findPodDraft(db, id), (tokenId) => findPodDraftByTokenId(db, tokenId));
 }
 
 export async function findUserPodWithChain(db: Executor, userId: string, id: string): Promise<PodWithChain | undefined> {
@@ -208,7 +207,7 @@ export function validInEpoch(epoch: bigint): SQL {
 }
 
 export async function findPublicPod(db: Executor, ref: string): Promise<PublicPodRow | undefined> {
-  const byRef = isUuid(ref) ? eq(podDrafts.id, ref) : isTokenIdRef(ref) ? eq(podDrafts.tokenId, ref) : undefined;
+  const byRef = refCondition(ref, podDrafts);
   if (!byRef) return undefined;
   const [row] = await selectPublic(db).where(and(byRef, listed)).limit(1);
   return row && toPublicRow(row);
@@ -386,7 +385,7 @@ async function matchingTokenIds(db: Executor, where: SQL): Promise<Float64Array 
 
 /** The token id of a datanet given by id (uuid) or token id, when it is published; undefined otherwise. */
 export async function publishedSubnetTokenId(db: Executor, ref: string): Promise<bigint | undefined> {
-  const byRef = isUuid(ref) ? eq(subnetDrafts.id, ref) : isTokenIdRef(ref) ? eq(subnetDrafts.tokenId, ref) : undefined;
+  const byRef = refCondition(ref, subnetDrafts);
   if (!byRef) return undefined;
   const [row] = await db
     .select({ tokenId: subnetDrafts.tokenId })

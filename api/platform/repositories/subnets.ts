@@ -2,7 +2,7 @@
 import { and, count, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import { chain } from "../../db/chain";
 import type { OffchainDb } from "../../db/client";
-import { isTokenIdRef, isUuid } from "../../db/refs";
+import { findByRef, isTokenIdRef, isUuid, refCondition } from "../../db/refs";
 import { subnetDrafts, subnetParameterUpdates, subnetSearchDocument } from "../../db/offchain";
 
 export type Executor = OffchainDb | Parameters<Parameters<OffchainDb["transaction"]>[0]>[0];
@@ -81,10 +81,8 @@ export async function findSubnetDraftByTokenId(db: Executor, tokenId: bigint): P
 }
 
 /** A datanet by its id (uuid) or its on-chain tokenId. */
-export async function findSubnetDraftByRef(db: Executor, ref: string): Promise<SubnetDraftRow | undefined> {
-  if (isUuid(ref)) return findSubnetDraft(db, ref);
-  if (isTokenIdRef(ref)) return findSubnetDraftByTokenId(db, BigInt(ref));
-  return undefined;
+export function findSubnetDraftByRef(db: Executor, ref: string): Promise<SubnetDraftRow | undefined> {
+  return findByRef(ref, (id) => findSubnetDraft(db, id), (tokenId) => findSubnetDraftByTokenId(db, tokenId));
 }
 
 export async function findUserSubnetWithChain(
@@ -111,7 +109,7 @@ export async function listUserSubnetsWithChain(db: Executor, userId: string): Pr
 const published = and(isNotNull(subnetDrafts.tokenId), isNotNull(chain.datanet.id));
 
 export async function findPublicSubnetWithChain(db: Executor, ref: string): Promise<SubnetWithChain | undefined> {
-  const byRef = isUuid(ref) ? eq(subnetDrafts.id, ref) : isTokenIdRef(ref) ? eq(subnetDrafts.tokenId, ref) : undefined;
+  const byRef = refCondition(ref, subnetDrafts);
   if (!byRef) return undefined;
   const [row] = await selectWithChain(db).where(and(byRef, published)).limit(1);
   return row && flatten(row);

@@ -11,7 +11,7 @@ import type { Sender } from "../../ledger/kind";
 import type { VoteClaim } from "../../ledger/kinds/vote";
 import { record } from "../../ledger/ledger";
 import { KINDS } from "../../ledger/registry";
-import { indexedWalletVotesOnPod } from "../repositories/indexed-votes";
+import { indexedWalletVotesOnPod, type IndexedWalletVote } from "../repositories/indexed-votes";
 import { insertReportedVote, unindexedReportedVoteExists } from "../repositories/reported-votes";
 
 export { indexedPodExists } from "../repositories/indexed-votes";
@@ -63,13 +63,7 @@ export async function recordReportedVote(
   return facts.voteId;
 }
 
-export type WalletVote = {
-  voteId: string;
-  subnetTokenId: bigint;
-  votes: bigint;
-  upVote: boolean;
-  votingPower: bigint;
-};
+export type WalletVote = IndexedWalletVote;
 
 /**
  * The wallet's votes on a pod in an epoch, from the indexed `Voted` events only: what rests on a
@@ -79,14 +73,7 @@ export async function walletVotesOnPod(
   db: OffchainDb,
   { voter, podTokenId, epoch }: { voter: string; podTokenId: bigint; epoch: number },
 ): Promise<WalletVote[]> {
-  const indexed = await indexedWalletVotesOnPod(db, { voter, podTokenId, epoch });
-  return indexed.map((v) => ({
-    voteId: v.id,
-    subnetTokenId: v.subnetId,
-    votes: v.votes,
-    upVote: v.upVote,
-    votingPower: v.votingPower,
-  }));
+  return indexedWalletVotesOnPod(db, { voter, podTokenId, epoch });
 }
 
 /**

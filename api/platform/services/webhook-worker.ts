@@ -9,11 +9,16 @@
  * backoff; too many failures in a row, or failing for too long, pauses the subscription with the
  * reason. Everything lives in PostgreSQL: a restarted process goes on from the stored cursor and
  * queue.
+ *
+ * The log is polled once per interval for all subscriptions (its version: head and newest event,
+ * shared by the slots, as the event stream's feed shares its poll): a subscription whose last read
+ * found nothing more is read again only once the version moved since that read.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { OffchainDb } from "../../db/client";
 import type { WebhookConfig } from "../config";
+import { logVersion } from "../repositories/events";
 import {
   claimDueWebhook,
   markWebhookDelivered,
@@ -32,6 +37,8 @@ import {
 import { readWebhookProgress, WEBHOOK_BATCH } from "./webhooks";
 
 const DEFAULT_SLOTS = 4;
+/** Subscriptions whose last read this worker remembers; forgetting costs one read each. */
+const MAX_REMEMBERED_READS = 10_000;
 
 export interface WebhookWorkerOptions {
   db: OffchainDb;
@@ -71,9 +78,16 @@ export class WebhookWorker {
   private sleepers = new Set<() => void>();
   private agents: DeliveryAgents | undefined;
   private failing = false;
+  /** The log's version, polled at most once per interval whatever the number of subscriptions and slots. */
+  private version: { read: Promise<string | undefined>; at: number } | undefined;
+  /** Per subscription: the log's version (and its cursor) when a read last found nothing more after its cursor. */
+  private readUpTo = new Map<string, string>();
   /** Messages acknowledged and attempts failed by this worker (tests and metrics). */
   delivered = 0;
   failed = 0;
+  /** Polls of the log's version, and reads of the log for one subscription, by this worker (tests). */
+  versionPolls = 0;
+  logReads = 0;
 
   constructor(private readonly options: WebhookWorkerOptions) {}
 
@@ -126,6 +140,21 @@ export class WebhookWorker {
     }
   }
 
+  /** The log's version of this interval (read before any subscription's read that relies on it). */
+  private logVersion(): Promise<string | undefined> {
+    const now = Date.now();
+    if (!this.version || now - this.version.at >= this.options.config.pollIntervalMs) {
+      this.versionPolls += 1;
+      const read = logVersion(this.options.db, this.options.viewsSchema);
+      const version = { read, at: now };
+      this.version = version;
+      read.catch(() => {
+        if (this.version === version) this.version = undefined;
+      });
+    }
+    return this.version.read;
+  }
+
   /** Claims one due subscription and works on it; false when none was due. */
   async runOnce(): Promise<boolean> {
     const token = randomUUID();
@@ -144,8 +173,20 @@ export class WebhookWorker {
     const { db, viewsSchema, config } = this.options;
     let queue = row.queue;
     if (queue.length === 0) {
+      const version = await this.logVersion();
+      const seen = version === undefined ? undefined : `${version}@${row.cursorId}`;
+      // nothing indexed, removed or replaced since this subscription's last read found nothing more
+      if (seen !== undefined && this.readUpTo.get(row.id) === seen) return releaseWebhook(db, row.id, token, config.pollIntervalMs);
+      this.logReads += 1;
       const read = await readWebhookProgress(db, viewsSchema, row, this.options.batchSize ?? WEBHOOK_BATCH);
-      if (!read?.changed) return releaseWebhook(db, row.id, token, config.pollIntervalMs);
+      if (!read?.changed) {
+        if (seen !== undefined && read) {
+          if (this.readUpTo.size >= MAX_REMEMBERED_READS) this.readUpTo.clear();
+          this.readUpTo.set(row.id, seen);
+        }
+        return releaseWebhook(db, row.id, token, config.pollIntervalMs);
+      }
+      this.readUpTo.delete(row.id);
       if (!(await saveWebhookProgress(db, row.id, token, read))) return;
       queue = read.queue;
       if (queue.length === 0) return releaseWebhook(db, row.id, token, read.full ? 0 : config.pollIntervalMs);
