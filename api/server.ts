@@ -16,7 +16,7 @@ import { useChainClientForIndexerLag } from "./http/indexer-lag";
 import { createLogger } from "./http/logger";
 import { serveApp } from "./http/serve";
 import { createPlatformApp } from "./platform/app";
-import { createPlatformContext, type PlatformContext } from "./platform/context";
+import { createPlatformRuntime, type PlatformRuntime } from "./platform/app-services";
 import { createRecordVerifiers } from "./ledger/ledger";
 import { createWebhookWorker, type WebhookWorker } from "./platform/services/webhook-worker";
 import { createReorgReconciler, reconcilerStats, type ReorgReconciler } from "./reorgs/reconciler";
@@ -120,7 +120,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
     if (config.redis) redis = connectRateLimitRedis(config.redis.url, { logger, commandTimeoutMs: config.redis.commandTimeoutMs });
     const deps: ApiDeps = { config, pool: store.pool, db: store.db, logger, chain, redis, lifecycle };
     // the Platform API's settings and chain, built once: its app, the reconciler and the webhook worker
-    const platform = createPlatformContext({ chain, logger });
+    const platform = createPlatformRuntime({ chain, logger });
     platformApp = createPlatformApp({ ...deps, platform });
     for (const [app, port] of [
       [platformApp, config.ports.platform],
@@ -161,7 +161,7 @@ export async function startApiServer(config: ApiConfig, options: { logger?: Logg
  * record is checked again with the Platform API's own verification when its transaction is mined
  * again.
  */
-function startReorgReconciler(deps: ApiDeps, platform: PlatformContext): ReorgReconciler | undefined {
+function startReorgReconciler(deps: ApiDeps, platform: PlatformRuntime): ReorgReconciler | undefined {
   if (!deps.chain) return undefined;
   const reconciler = createReorgReconciler({
     db: deps.db,

@@ -5,14 +5,14 @@ import { type ApiDeps, createApiChain } from "../deps";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
 import { isDocsPath } from "../http/docs";
-import { provideContext } from "../http/middleware";
+import { provideServices } from "../http/middleware";
 import { observeServerWallet } from "../http/metrics";
 import { jsonContent } from "../http/openapi";
 import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { rateLimit } from "../http/rate-limit";
 import { healthSchema, indexerLagForHealth, registerReadiness } from "../http/readiness";
 import { loadChatConfig, type ChatConfig } from "./config";
-import type { ChatContext, ChatEnv } from "./context";
+import type { ChatServices, ChatEnv } from "./app-services";
 import { authRouter } from "./routes/auth/auth.index";
 import { chatRouter } from "./routes/chat/chat.index";
 import { emissionsRouter } from "./routes/emissions/emissions.index";
@@ -97,7 +97,7 @@ deps.rateLimiter ?? createSurfaceRateLimiter(deps, "chat");
   const llm = options.llm ?? (config.llm ? createLlm(config.llm) : undefined);
   const now = options.now ?? (() => new Date());
   const knowledge = new KnowledgeBase({ docsDir: config.docsDir, specFile: config.specFile, logger });
-  const ctx: ChatContext = {
+  const ctx: ChatServices = {
     config,
     db: deps.db,
     pool,
@@ -119,7 +119,7 @@ deps.rateLimiter ?? createSurfaceRateLimiter(deps, "chat");
     now,
   };
 
-  app.use(provideContext(ctx));
+  app.use(provideServices(ctx));
   app.use(ipAndIdentityLimit);
   app.openAPIRegistry.registerComponent("securitySchemes", "walletSession", {
     type: "http",

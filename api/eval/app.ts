@@ -4,13 +4,13 @@ import { mountReference } from "../http/reference";
 import { EVAL_REFERENCE } from "./reference";
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { createApp } from "../http/create-app";
-import { provideContext } from "../http/middleware";
+import { provideServices } from "../http/middleware";
 import { observeSettlementQueue } from "../http/metrics";
 import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { createPostgresRateLimiter, rateLimit } from "../http/rate-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { loadEvalConfig, type EvalConfig } from "./config";
-import { EVAL_BASE_PATH, type EvalContext, type EvalEnv } from "./context";
+import { EVAL_BASE_PATH, type EvalServices, type EvalEnv } from "./app-services";
 import { accountAuth, perIpBudget } from "./middleware";
 import { assessmentsRouter } from "./routes/assessments/assessments.index";
 import { attachmentsRouter } from "./routes/attachments/attachments.index";
@@ -22,7 +22,7 @@ import { dueQueue } from "./repositories/settlement";
 import { createLlmJudge } from "./settlement/llm-judge";
 import { SettlementWorker } from "./settlement/worker";
 
-export { EVAL_BASE_PATH } from "./context";
+export { EVAL_BASE_PATH } from "./app-services";
 
 export interface EvalDeps extends ApiDeps {
   /** Default: loadEvalConfig(process.env). */
@@ -54,7 +54,7 @@ export function createEvalApp(deps: EvalDeps) {
   const keyIssuanceLimiter =
     deps.keyIssuanceLimiter ?? createPostgresRateLimiter(pool, { ...evalConfig.keys.rateLimit, keyPrefix: "eval-keys" });
   const rateLimitByIpAndIdentity = rateLimit(limiter, { trustProxy: config.trustProxy });
-  const ctx: EvalContext = {
+  const ctx: EvalServices = {
     db: deps.db,
     pool,
     viewsSchema: config.ponderViewsSchema,
@@ -67,7 +67,7 @@ export function createEvalApp(deps: EvalDeps) {
   };
 
   observeSettlementQueue(() => dueQueue(ctx.db, ctx.now()));
-  app.use(provideContext(ctx));
+  app.use(provideServices(ctx));
   app.use(`${EVAL_BASE_PATH}/*`, rateLimitByIpAndIdentity);
   // Every /agents path (also an unknown one): an API key, then the caller's own budget.
   app.use(`${EVAL_BASE_PATH}/agents/*`, accountAuth);

@@ -7,7 +7,7 @@ import { limitBody } from "../http/body-limit";
 import { HttpError } from "../http/errors";
 import { chargeBudget, clientIp, withRateLimitHeaders } from "../http/rate-limit";
 import type { AppEnv } from "../http/types";
-import type { EvalContext, EvalEnv } from "./context";
+import type { EvalServices, EvalEnv } from "./app-services";
 
 /** 413 `{"error":"Payload too large"}` for bodies over `maxSize` bytes, before anything parses them. */
 /** A JSON body limit for one route (the one streaming mechanism of api/http/body-limit.ts). */
@@ -29,12 +29,12 @@ export function perIpBudget(limiter: RateLimiterAbstract, trustProxy: boolean): 
  * Evaluation API key (`Authorization: Bearer <key>` or `x-api-key`): a missing, unknown or revoked
  * key is 401; sets the `account` variable, then charges the account's rate-limit budget.
  */
-export const accountAuth = createAuthMiddleware<EvalContext, "account", string>("account", (c) =>
-  authenticateEvalAccount(c, c.get("ctx").db),
+export const accountAuth = createAuthMiddleware<EvalServices, "account", string>("account", (c) =>
+  authenticateEvalAccount(c, c.get("services").db),
 );
 
 /** `POST /keys`: 403 when open issuance is disabled, else the per-IP issuance budget. */
 export const keyIssuance = createMiddleware<EvalEnv>(async (c, next) => {
-  if (!c.get("ctx").config.keys.openIssuance) throw new HttpError(403, "API key issuance is disabled");
-  return c.get("ctx").keyIssuanceBudget(c as never, next);
+  if (!c.get("services").config.keys.openIssuance) throw new HttpError(403, "API key issuance is disabled");
+  return c.get("services").keyIssuanceBudget(c as never, next);
 });

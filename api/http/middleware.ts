@@ -1,17 +1,17 @@
-/** Middleware shared by the surfaces; each reads what it needs from `c.get("ctx")`. */
+/** Middleware shared by the surfaces; each reads what it needs from `c.get("services")`. */
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { setAnswerHeader } from "./answer-headers";
 import { awaitMinBlock, indexedBlock, indexedBlockHeaders, parseMinBlock } from "./indexed-block";
 import { assertChainReady } from "./readiness";
-import type { AppEnv, ContextEnv, SurfaceContext } from "./types";
+import type { AppEnv, ServicesEnv, SurfaceServices } from "./types";
 
-type BaseEnv = ContextEnv<SurfaceContext>;
+type BaseEnv = ServicesEnv<SurfaceServices>;
 
-/** Sets the `ctx` variable for every later middleware and handler; the first middleware of a surface. */
-export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHandler<ContextEnv<C>> {
-  return createMiddleware<ContextEnv<C>>((c, next) => {
-    c.set("ctx", ctx);
+/** Sets the `services` variable for every later middleware and handler; the first middleware of a surface. */
+export function provideServices<C extends SurfaceServices>(ctx: C): MiddlewareHandler<ServicesEnv<C>> {
+  return createMiddleware<ServicesEnv<C>>((c, next) => {
+    c.set("services", ctx);
     return next();
   });
 }
@@ -22,7 +22,7 @@ export function provideContext<C extends SurfaceContext>(ctx: C): MiddlewareHand
  * answer names the indexed block it reflects (`X-Indexed-Block`, api/http/indexed-block.ts).
  */
 export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
-  const { pool, viewsSchema } = c.get("ctx");
+  const { pool, viewsSchema } = c.get("services");
   await assertChainReady(pool, viewsSchema, c.get("logger"));
   const minBlock = parseMinBlock(c.req.query("minBlock"));
   // read before the handler: the answer reflects at least this block
@@ -41,5 +41,5 @@ export const chainReady = createMiddleware<BaseEnv>(async (c, next) => {
 
 /** The per-identity budget, after an auth middleware has set `identity`. */
 export const identityRateLimit = createMiddleware<BaseEnv>((c, next) =>
-  c.get("ctx").identityRateLimit(c as unknown as Context<AppEnv>, next),
+  c.get("services").identityRateLimit(c as unknown as Context<AppEnv>, next),
 );

@@ -52,10 +52,10 @@ export interface AppEnv {
 }
 
 /**
- * What every surface's handlers and shared middleware read from `c.get("ctx")`: built once per app
- * and set by the app's first middleware (`provideContext`). Each surface extends it.
+ * What every surface's handlers and shared middleware read from `c.get("services")`: built once per app
+ * and set by the app's first middleware (`provideServices`). Each surface extends it.
  */
-export interface SurfaceContext {
+export interface SurfaceServices {
   db: OffchainDb;
   pool: pg.Pool;
   /** The indexer's views schema (chain tables as the API reads them). */
@@ -64,8 +64,8 @@ export interface SurfaceContext {
   identityRateLimit: MiddlewareHandler<AppEnv>;
 }
 
-/** The env of a surface whose context is `C`. */
-export type ContextEnv<C extends SurfaceContext> = { Variables: AppVariables & { ctx: C } };
+/** The env of a surface whose services are `C`. */
+export type ServicesEnv<C extends SurfaceServices> = { Variables: AppVariables & { services: C } };
 
 /** A handler typed by its route: the route's middleware adds its variables (the caller) to `E`. */
 export type AppRouteHandler<R extends RouteConfig, E extends Env> = RouteHandler<R, E & RouteConfigToEnv<R>>;

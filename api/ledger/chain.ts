@@ -15,7 +15,7 @@ export type LedgerChain = {
 };
 
 /** What the ledger needs of a surface: its chain and the confirmations a first check asks for. */
-export type LedgerContext = { chain(): LedgerChain; config: { txMinConfirmations: number } };
+export type LedgerChainAccess = { chain(): LedgerChain; config: { txMinConfirmations: number } };
 
 /** The protocol contracts whose transactions back records, with their ABIs. */
 const RECORDED_CONTRACTS = { PodManager: PodManagerAbi, SubnetManager: SubnetManagerAbi } as const;
@@ -34,7 +34,7 @@ export type ContractEvent<C extends RecordedContract, E extends ContractEventNam
    * `verifyTransaction` for this event of the contract at its deployed address, with the
    * context's confirmations unless the kind asks for others.
    */
-  verify(context: LedgerContext, expectation: Expectation<AbiOf<C>, E>): Promise<VerifiedTx<AbiOf<C>, E>>;
+  verify(context: LedgerChainAccess, expectation: Expectation<AbiOf<C>, E>): Promise<VerifiedTx<AbiOf<C>, E>>;
 };
 
 /** The event a record kind's transaction must carry, from the protocol contract that emits it. */

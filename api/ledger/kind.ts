@@ -8,7 +8,7 @@ import type { SQL } from "drizzle-orm";
 import type { Address, Hash, TransactionReceipt } from "viem";
 import type { OffchainDb } from "../db/client";
 import type { Executor } from "../platform/repositories/subnets";
-import type { LedgerContext, RecordedContract } from "./chain";
+import type { LedgerChainAccess, RecordedContract } from "./chain";
 
 /** What else commits with a record, in its transaction (an agent adopting its transaction's sender as its wallet). */
 export type Alongside = (executor: Executor) => Promise<void>;
@@ -35,12 +35,12 @@ export type RecordKind<Claim extends Sender = Sender, Facts = unknown> = {
    */
   stage: 0 | 1 | 2;
   /** The check when recorded: the transaction proves `claim`; its facts. Throws the chain's errors. */
-  verify(context: LedgerContext, txHash: Hash, claim: Claim): Promise<Facts>;
+  verify(context: LedgerChainAccess, txHash: Hash, claim: Claim): Promise<Facts>;
   /**
    * The same check, rebuilt from the stored record, against the canonical chain (the context's
    * confirmations are 1 there). Throws the chain's errors; a fact that changed is a verdict.
    */
-  recheck(db: OffchainDb, context: LedgerContext, record: RecordedTx): Promise<RecordVerdict>;
+  recheck(db: OffchainDb, context: LedgerChainAccess, record: RecordedTx): Promise<RecordVerdict>;
   /** Undoes the record, in the transaction that deletes its `verified_transactions` row. */
   undo(txHash: string): SQL[];
 };

@@ -15,7 +15,7 @@ import type { OffchainDb } from "../db/client";
 import { isUniqueViolation, violatedConstraint } from "../db/errors";
 import { badRequest, chainErrorToHttp, HttpError } from "../http/errors";
 import type { Executor } from "../platform/repositories/subnets";
-import type { LedgerContext } from "./chain";
+import type { LedgerChainAccess } from "./chain";
 import { changed, type RecordedTx, type RecordKind, type RecordVerdict, type Sender } from "./kind";
 import { insertVerifiedTransaction, isTransactionUsed } from "./records";
 import { RECORD_KINDS } from "./registry";
@@ -43,7 +43,7 @@ export type RecordRequest<Claim extends Sender, Facts, T> = {
 /** Records a transaction of `kind` (see the module comment); the verified facts and what `insert` returned. */
 export async function record<Claim extends Sender, Facts, T>(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   kind: RecordKind<Claim, Facts>,
   { txHash, claim: makeClaim, accept, recordId, insert, conflictMessage }: RecordRequest<Claim, Facts, T>,
 ): Promise<{ facts: Facts; result: T }> {
@@ -124,8 +124,8 @@ async function judged(check: () => Promise<RecordVerdict>): Promise<RecordVerdic
  * first check (TX_MIN_CONFIRMATIONS) is not applied again: a re-mined transaction is judged on its
  * facts, and the reconciler keeps checking it until it is final.
  */
-export function createRecordVerifiers(db: OffchainDb, context: LedgerContext): RecordVerifiers {
-  const recheckContext: LedgerContext = { chain: () => context.chain(), config: { txMinConfirmations: 1 } };
+export function createRecordVerifiers(db: OffchainDb, context: LedgerChainAccess): RecordVerifiers {
+  const recheckContext: LedgerChainAccess = { chain: () => context.chain(), config: { txMinConfirmations: 1 } };
   return Object.fromEntries(
     RECORD_KINDS.map((kind) => [kind.name, (tx: RecordedTx) => judged(() => kind.recheck(db, recheckContext, tx))]),
   );

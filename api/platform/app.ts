@@ -2,12 +2,12 @@ import { mountGraphqlPlayground } from "../http/graphql-playground";
 import { mountReference } from "../http/reference";
 import { PLATFORM_REFERENCE } from "./reference";
 import { createApp } from "../http/create-app";
-import { provideContext } from "../http/middleware";
+import { provideServices } from "../http/middleware";
 
 import { SURFACE_BODY_LIMITS } from "../http/body-limit";
 import { registerHealth, registerReadiness } from "../http/readiness";
 import { createPlatformReadCache } from "./read-cache";
-import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./context";
+import { createPlatformServices, type PlatformDeps, type PlatformEnv } from "./app-services";
 import { agentsRouter } from "./routes/agents/agents.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { datasetsRouter } from "./routes/datasets/datasets.index";
@@ -48,7 +48,7 @@ const routers = [
 /**
  * Platform API. Each resource (api/platform/routes/<name>/) is a router made in `<name>.index.ts`;
  * they mount under PLATFORM_BASE_PATH and answer `{ "data": ... }`. Handlers read their
- * dependencies from `c.get("ctx")` (PlatformServices), set once here. `close()` stops what the app
+ * dependencies from `c.get("services")` (PlatformServices), set once here. `close()` stops what the app
  * runs in the background (the event feed's poller): open event streams end at their next wake-up.
  */
 export function createPlatformApp(deps: PlatformDeps) {
@@ -59,7 +59,7 @@ export function createPlatformApp(deps: PlatformDeps) {
     maxBodyBytes: SURFACE_BODY_LIMITS.platform,
     surface: { name: "platform", config: deps.config },
   });
-  app.use(provideContext(ctx));
+  app.use(provideServices(ctx));
   app.use(`${PLATFORM_BASE_PATH}/*`, ctx.identityRateLimit);
   const readCache = createPlatformReadCache(deps, PLATFORM_BASE_PATH, ctx.platform.config.readCache);
   if (readCache) app.use(`${PLATFORM_BASE_PATH}/*`, readCache.middleware);

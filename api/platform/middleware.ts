@@ -7,11 +7,11 @@ import { authenticateAgent, type AuthenticatedAgent } from "../http/auth/agent-b
 import { createAuthMiddleware } from "../http/auth/factory";
 import { authenticateUser, type PlatformUser } from "../http/auth/idp-cookie";
 import { assertStatsKey } from "../http/auth/stats-key";
-import type { PlatformEnv, PlatformServices } from "./context";
+import type { PlatformEnv, PlatformServices } from "./app-services";
 
 /** The `idp-token` cookie (401 on any failure), then the per-user rate limit. */
 export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformUser>("user", async (c) => {
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   return authenticateUser(c, db, await platform.idp());
 });
 
@@ -20,16 +20,16 @@ export const userAuth = createAuthMiddleware<PlatformServices, "user", PlatformU
  * id (403); then the per-agent rate limit.
  */
 export const agentAuth = createAuthMiddleware<PlatformServices, "agent", AuthenticatedAgent>("agent", (c) =>
-  authenticateAgent(c, c.get("ctx").db, { ownPath: true }),
+  authenticateAgent(c, c.get("services").db, { ownPath: true }),
 );
 
 /** The agent bearer credential on routes without an `agentId` in the path (401 on any failure), then the per-agent rate limit. */
 export const agentCallerAuth = createAuthMiddleware<PlatformServices, "agent", AuthenticatedAgent>("agent", (c) =>
-  authenticateAgent(c, c.get("ctx").db, { ownPath: false }),
+  authenticateAgent(c, c.get("services").db, { ownPath: false }),
 );
 
 /** `Authorization: Bearer <STATS_API_KEY>` (401 on any failure). */
 export const statsKeyAuth = createMiddleware<PlatformEnv>(async (c, next) => {
-  assertStatsKey(c, c.get("ctx").platform.statsApiKeys());
+  assertStatsKey(c, c.get("services").platform.statsApiKeys());
   await next();
 });

@@ -19,7 +19,7 @@ import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext } from "../../api/platform/context";
+import { createPlatformRuntime } from "../../api/platform/app-services";
 
 export const CLIENT_DIR = path.resolve(import.meta.dirname, "../../client");
 
@@ -44,7 +44,7 @@ export async function openApiDocuments(): Promise<Record<ClientSurface, unknown>
     const apps = {
       platform: createPlatformApp({
         ...deps,
-        platform: createPlatformContext({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: "openapi" }) }),
+        platform: createPlatformRuntime({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: "openapi" }) }),
       }),
       chat: createChatApp({ ...deps, chat: { config: loadChatConfig({}, { protocol: null }) } }),
       eval: createEvalApp({

@@ -10,7 +10,7 @@ import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadConfig } from "../../api/config";
-import { createPlatformContext } from "../../api/platform/context";
+import { createPlatformRuntime } from "../../api/platform/app-services";
 import type { ApiDeps } from "../../api/deps";
 import { localAccountAddresses } from "../../chain/local-accounts";
 import { startChainlessApi, type ChainlessApi } from "../support/api-server";
@@ -118,7 +118,7 @@ describe("devnet sign-in on the Platform API's reference page", () => {
       db: {} as ApiDeps["db"],
       logger: createLogger("silent"),
       rateLimiter: createMemoryRateLimiter({ points: 100, windowSeconds: 60, keyPrefix: "sign-in-refused" }),
-      platform: createPlatformContext({ env }),
+      platform: createPlatformRuntime({ env }),
     });
     const response = await app.request("/docs/sign-in", form({ account: "curatorA" }));
     expect(response.status).toBe(403);

@@ -15,7 +15,7 @@ import { loadConfig } from "../../api/config";
 import { IDP_COOKIE, localIdpKeyPair, signLocalIdpToken } from "../../api/http/auth/idp-cookie";
 import { graphqlExamples } from "../../api/http/graphql-playground";
 import { createPlatformApp } from "../../api/platform/app";
-import type { PlatformDeps } from "../../api/platform/context";
+import type { PlatformDeps } from "../../api/platform/app-services";
 import { roleAccount } from "../../devnet/accounts";
 import { publishDemoMetadata } from "../../devnet/demo-metadata";
 import type { Indexer } from "../../ops/indexer";

@@ -34,7 +34,7 @@ import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext, type PlatformContext, type PlatformDeps } from "../../api/platform/context";
+import { createPlatformRuntime, type PlatformRuntime, type PlatformDeps } from "../../api/platform/app-services";
 import type { PriceSource } from "../../api/platform/services/price";
 import { roleAccount } from "../../devnet/accounts";
 import type { DeployOptions } from "../../devnet/deploy";
@@ -72,7 +72,7 @@ export type PlatformHarness = {
   devnet: Devnet;
   database: FreshDatabase;
   store: Database;
-  context: PlatformContext;
+  runtime: PlatformRuntime;
   deps: PlatformDeps;
   app: ReturnType<typeof createPlatformApp>;
   indexer: Indexer | undefined;
@@ -157,7 +157,7 @@ export async function startPlatformHarness(
   // the key pair is created by the first of these calls; do not race them
   const idp = await loadIdpConfig({ IDP_LOCAL_KEY_FILE: keyFile });
   const { privateJwk } = await localIdpKeyPair(keyFile);
-  const context = createPlatformContext({
+  const runtime = createPlatformRuntime({
     env: {},
     config: loadPlatformConfig({ STATS_API_KEYS: STATS_KEY, ...platformEnv }),
     chain: { protocol, client: createChainClient(protocol) },
@@ -170,7 +170,7 @@ export async function startPlatformHarness(
     db: store.db,
     logger: createLogger("warn", { destination: { write: (line: string) => keepLast(warnings, line.trimEnd(), 50) } }),
     rateLimiter: createMemoryRateLimiter({ keyPrefix: "test", points: 1_000_000, windowSeconds: 60 }),
-    platform: context,
+    platform: runtime,
   };
   const app = createPlatformApp(deps);
   const p = devnet.protocol;
@@ -203,7 +203,7 @@ export async function startPlatformHarness(
     devnet,
     database,
     store,
-    context,
+    runtime,
     deps,
     app,
     indexer,

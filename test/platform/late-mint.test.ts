@@ -23,11 +23,11 @@ const otherOwner = roleAccount("voter2");
 let subnetTokenId: bigint;
 
 const pass = () =>
-  reconcileOnce(h().store.db, h().devnet.protocol.publicClient, { verifiers: createRecordVerifiers(h().store.db, h().context) });
+  reconcileOnce(h().store.db, h().devnet.protocol.publicClient, { verifiers: createRecordVerifiers(h().store.db, h().runtime) });
 
 /** What the chat handler records when the mint's receipt did not come in time. */
 async function recordedWithoutReceipt(txHash: Hash): Promise<string> {
-  const { id, tokenId } = await recordServerMint(h().store.db, h().context, {
+  const { id, tokenId } = await recordServerMint(h().store.db, h().runtime, {
     serverWallet: serverWallet.address,
     wallet: minter.address,
     subnet: { ref: subnetTokenId.toString(), tokenId: subnetTokenId },

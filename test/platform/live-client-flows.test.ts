@@ -209,7 +209,7 @@ describe("the agent node: registered with isOrquestra, votes with the operator's
     const receipt = await voteLive(operator, userPod, CORE(40));
     const path = `${BASE}/agents/${node.id}/pods/${userPod.id}/votes`;
     // the sender is learned from the receipt the verification uses: the RPC is asked for it once
-    const client = h().context.chain().client;
+    const client = h().runtime.chain().client;
     const getReceipt = client.getTransactionReceipt;
     let receiptCalls = 0;
     client.getTransactionReceipt = (args) => {

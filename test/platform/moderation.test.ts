@@ -32,7 +32,7 @@ const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-test-"));
 
 afterAll(() => fs.rmSync(tempDir, { recursive: true, force: true }));
 
-const moderation = () => ({ db: h().store.db, chain: h().context.chain(), moderator });
+const moderation = () => ({ db: h().store.db, chain: h().runtime.chain(), moderator });
 
 const mintedPod = (name: string) => mintPod(h(), publisher, publisherAccount, subnet, { podName: name });
 
@@ -40,7 +40,7 @@ const mintedPod = (name: string) => mintPod(h(), publisher, publisherAccount, su
 async function chatPod(user: Account, name: string, slopCheckSkipped: boolean) {
   const p = h().devnet.protocol;
   const { transactionHash } = await h().write(serverWallet, "PodManager", "mintPodWithCORE", [user.address, subnet.tokenId]);
-  return createMintedPod(h().store.db, h().context, {
+  return createMintedPod(h().store.db, h().runtime, {
     creator: { kind: "wallet", wallet: user.address },
     wallet: serverWallet.address,
     owner: user.address,

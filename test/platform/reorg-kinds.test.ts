@@ -41,7 +41,7 @@ let second: Ref;
 let backed: Ref; // a pod of bob's in research that voters vote on
 
 const batchClient = () => createChainClient({ rpcUrl: h().devnet.chain.rpcUrl, local: true }, { batch: true });
-const verifiers = () => createRecordVerifiers(h().store.db, h().context);
+const verifiers = () => createRecordVerifiers(h().store.db, h().runtime);
 const pass = () => reconcileOnce(h().store.db, batchClient(), { verifiers: verifiers() });
 const get = async (path: string) => h().request(`${BASE}${path}`);
 const ordersPath = (subnet: Ref) => `${BASE}/agents/${agent.id}/subnets/${subnet.id}/datasets/subscriptions/packages/monthly/orders`;
@@ -365,7 +365,7 @@ describe("a reorg while the service is down", () => {
       db: first.db,
       client: batchClient(),
       logger,
-      verifiers: createRecordVerifiers(first.db, h().context),
+      verifiers: createRecordVerifiers(first.db, h().runtime),
       intervalMs: 100,
     });
     reconciler1.start();
@@ -400,7 +400,7 @@ describe("a reorg while the service is down", () => {
       db: restarted.db,
       client: batchClient(),
       logger,
-      verifiers: createRecordVerifiers(restarted.db, h().context),
+      verifiers: createRecordVerifiers(restarted.db, h().runtime),
       intervalMs: 100,
     });
     try {

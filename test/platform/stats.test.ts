@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { localStatsApiKey } from "../../api/http/auth/stats-key";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext } from "../../api/platform/context";
+import { createPlatformRuntime } from "../../api/platform/app-services";
 import { feedPriceSource, fixedPriceSource, usdValue } from "../../api/platform/services/price";
 import { loadConfig } from "../../api/config";
 import { roleAccount } from "../../devnet/accounts";
@@ -295,16 +295,16 @@ describe("stats key on the local setup", () => {
     try {
       const file = path.join(dir, "key");
       const context = () =>
-        createPlatformContext({
+        createPlatformRuntime({
           env: {},
           config: loadPlatformConfig({ STATS_API_KEY_FILE: file }),
-          chain: h().context.chain(),
+          chain: h().runtime.chain(),
         });
       const [key] = context().statsApiKeys();
       expect(key).toMatch(/^[0-9a-f]{64}$/);
       expect(context().statsApiKeys()).toEqual([key]);
       expect(localStatsApiKey(file)).toEqual({ key, created: false });
-      expect(createPlatformContext({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: " a , b ,," }) }).statsApiKeys()).toEqual([
+      expect(createPlatformRuntime({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: " a , b ,," }) }).statsApiKeys()).toEqual([
         "a",
         "b",
       ]);

@@ -6,7 +6,7 @@ import { keccak256, toHex, type Account } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createChainClient } from "../../chain/client";
 import { createPlatformApp } from "../../api/platform/app";
-import { createPlatformContext, type PlatformDeps } from "../../api/platform/context";
+import { createPlatformRuntime, type PlatformDeps } from "../../api/platform/app-services";
 import { publicSearchQuery } from "../../api/platform/repositories/subnets";
 import { roleAccount } from "../../devnet/accounts";
 import { badCookies, BASE, CORE, json, subnetDraftBody, usePlatformHarness, type Session } from "./harness";
@@ -253,12 +253,12 @@ describe("POST /me/subnets/{id}/publish", () => {
   it("answers 503 and records nothing while the chain RPC is down", async () => {
     const id = await createDraft(alice);
     const { hash } = await publishOnChain(curatorA);
-    const protocol = { ...h().context.chain().protocol, rpcUrl: "http://127.0.0.1:9" };
-    const platform = createPlatformContext({
+    const protocol = { ...h().runtime.chain().protocol, rpcUrl: "http://127.0.0.1:9" };
+    const platform = createPlatformRuntime({
       env: {},
-      config: h().context.config,
+      config: h().runtime.config,
       chain: { protocol, client: createChainClient(protocol) },
-      idp: await h().context.idp(),
+      idp: await h().runtime.idp(),
     });
     const app = createPlatformApp({ ...h().deps, platform } as PlatformDeps);
     const response = await app.request(`${BASE}/me/subnets/${id}/publish`, {

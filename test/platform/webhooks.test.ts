@@ -38,7 +38,7 @@ const h = usePlatformHarness({
 const who = (role: Role) => roleAccount(role);
 const CORE = (n: string) => parseEther(n);
 const anvil = () => createTestClient({ mode: "anvil", transport: viemHttp(h().devnet.chain.rpcUrl) });
-const config = (): WebhookConfig => h().context.config.webhooks;
+const config = (): WebhookConfig => h().runtime.config.webhooks;
 const silent = createLogger("silent");
 
 type Hit = {
@@ -281,7 +281,7 @@ describe("/webhooks", () => {
     // without WEBHOOK_ALLOW_PRIVATE (the default): private addresses are refused at subscribe time
     const strict = createPlatformApp({
       ...h().deps,
-      platform: { ...h().context, config: { ...h().context.config, webhooks: { ...config(), allowPrivate: false } } },
+      platform: { ...h().runtime, config: { ...h().runtime.config, webhooks: { ...config(), allowPrivate: false } } },
     });
     const post = (body: unknown) =>
       strict.request(`${BASE}/webhooks`, {

@@ -17,7 +17,7 @@ import { loadIdpConfig } from "../../api/http/auth/idp-cookie";
 import { createLogger } from "../../api/http/logger";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext, type PlatformDeps } from "../../api/platform/context";
+import { createPlatformRuntime, type PlatformDeps } from "../../api/platform/app-services";
 import { createChainClient } from "../../chain/client";
 import { writeDeployment } from "../../chain/deployments";
 import type { ProtocolConfig } from "../../chain/protocol-config";
@@ -89,7 +89,7 @@ export async function startSeededStack(options: SeededStackOptions): Promise<See
     const store = createDb(database.url, { chainSchemaName: "chain", maxConnections: options.maxConnections ?? 8 });
     started.store = store;
     const protocol: ProtocolConfig = { rpcUrl: devnet.chain.rpcUrl, local: true, contracts: devnet.deployment.contracts };
-    const platform = createPlatformContext({
+    const platform = createPlatformRuntime({
       env: {},
       config: loadPlatformConfig({ STATS_API_KEYS: `${options.name}-test` }),
       chain: { protocol, client: createChainClient(protocol) },

@@ -17,7 +17,7 @@ import { createLogger } from "../../api/http/logger";
 import { createMemoryRateLimiter } from "../../api/http/rate-limit";
 import { createPlatformApp } from "../../api/platform/app";
 import { loadPlatformConfig } from "../../api/platform/config";
-import { createPlatformContext } from "../../api/platform/context";
+import { createPlatformRuntime } from "../../api/platform/app-services";
 
 export type SurfaceName = "platform" | "chat" | "eval";
 
@@ -45,7 +45,7 @@ export function documentOnlySurfaces({ logger = createLogger("silent"), rateLimi
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), "openapi-documents-"));
   const platform = createPlatformApp({
     ...deps("platform-documents"),
-    platform: createPlatformContext({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: "openapi-documents" }) }),
+    platform: createPlatformRuntime({ env: {}, config: loadPlatformConfig({ STATS_API_KEYS: "openapi-documents" }) }),
   });
   const chat = createChatApp({ ...deps("chat-documents"), chat: { config: loadChatConfig({}, { protocol: null }) } });
   const evalConfig = loadEvalConfig({ EVAL_STORAGE_DIR: storageDir, EVAL_WORKER_ENABLED: "false" });

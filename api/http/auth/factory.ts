@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, ContextEnv, Identity, SurfaceContext } from "../types";
+import type { AppEnv, ServicesEnv, Identity, SurfaceServices } from "../types";
 
 /** What an authenticator found: the caller (set as `c.var[variable]`) and the rate-limit identity. */
 export interface Authenticated<P> {
@@ -9,8 +9,8 @@ export interface Authenticated<P> {
 }
 
 /** The env after an auth middleware made by `createAuthMiddleware(variable, ...)`. */
-export type AuthEnv<C extends SurfaceContext, K extends string, P> = {
-  Variables: ContextEnv<C>["Variables"] & { [key in K]: P };
+export type AuthEnv<C extends SurfaceServices, K extends string, P> = {
+  Variables: ServicesEnv<C>["Variables"] & { [key in K]: P };
 };
 
 /**
@@ -19,15 +19,15 @@ export type AuthEnv<C extends SurfaceContext, K extends string, P> = {
  * request's `identity`, then charges that identity's rate-limit budget (`ctx.identityRateLimit`).
  * Handlers read the caller with `c.var[variable]` (`c.get("user")`, `c.get("agent")`, `c.get("wallet")`, `c.get("account")`).
  */
-export function createAuthMiddleware<C extends SurfaceContext, K extends string, P>(
+export function createAuthMiddleware<C extends SurfaceServices, K extends string, P>(
   variable: K,
-  authenticate: (c: Context<ContextEnv<C>>) => Promise<Authenticated<P>>,
+  authenticate: (c: Context<ServicesEnv<C>>) => Promise<Authenticated<P>>,
 ) {
   return createMiddleware<AuthEnv<C, K, P>>(async (c, next) => {
-    const { principal, identity } = await authenticate(c as unknown as Context<ContextEnv<C>>);
+    const { principal, identity } = await authenticate(c as unknown as Context<ServicesEnv<C>>);
     const context = c as unknown as Context<AppEnv>;
     context.set(variable as never, principal as never);
     context.set("identity", identity);
-    return c.get("ctx").identityRateLimit(context, next);
+    return c.get("services").identityRateLimit(context, next);
   });
 }

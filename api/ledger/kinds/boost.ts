@@ -1,14 +1,14 @@
 /** A targeted stake: `SubnetBoosted` by the staker on the datanet of exactly the amount. */
 import { sql } from "drizzle-orm";
 import type { Address, Hash } from "viem";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { reportedBoostByTx } from "../records";
 
 const SubnetBoosted = contractEvent("SubnetManager", "SubnetBoosted");
 
 async function verify(
-  context: LedgerContext,
+  context: LedgerChainAccess,
   hash: Hash,
   { wallet, subnetTokenId, amount, receipt }: Sender & { subnetTokenId: bigint; amount: bigint },
 ) {

@@ -4,7 +4,7 @@ import { isAddressEqual, type Address, type Hash } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { isTokenIdRef } from "../../db/refs";
 import { findSubnetDraft } from "../../platform/repositories/subnets";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { podDraftByMintTx } from "../records";
 
@@ -24,7 +24,7 @@ export type PodMintClaim = Sender & {
   subnetTokenId: bigint | undefined;
 };
 
-async function verify(context: LedgerContext, hash: Hash, { wallet, owner, subnetTokenId, receipt }: PodMintClaim) {
+async function verify(context: LedgerChainAccess, hash: Hash, { wallet, owner, subnetTokenId, receipt }: PodMintClaim) {
   const expectedOwner = owner ?? wallet;
   const { event } = await PodMinted.verify(context, {
     hash,

@@ -2,14 +2,14 @@
 import { sql } from "drizzle-orm";
 import { isAddressEqual, type Hash } from "viem";
 import { chain } from "../../db/chain";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { podRepublishByTx } from "../records";
 
 const PodRepublished = contractEvent("PodManager", "PodRepublished");
 
 /** Owner = sender; the facts: the datanet the pod is republished into. */
-async function verify(context: LedgerContext, hash: Hash, { wallet, podTokenId, receipt }: Sender & { podTokenId: bigint }) {
+async function verify(context: LedgerChainAccess, hash: Hash, { wallet, podTokenId, receipt }: Sender & { podTokenId: bigint }) {
   const { event } = await PodRepublished.verify(context, {
     hash,
     receipt,

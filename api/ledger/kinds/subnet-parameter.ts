@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import type { Hash } from "viem";
 import { SUBNET_PARAMS, type SubnetParam } from "../../../src/lib/enums";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { subnetParameterUpdateByTx } from "../records";
 
@@ -10,7 +10,7 @@ const SubnetParameterUpdated = contractEvent("SubnetManager", "SubnetParameterUp
 
 type ParameterClaim = Sender & { subnetTokenId: bigint; param: SubnetParam; value: bigint; /** The body field, for the message. */ field?: string };
 
-async function verify(context: LedgerContext, hash: Hash, { wallet, subnetTokenId, param, value, field = param, receipt }: ParameterClaim) {
+async function verify(context: LedgerChainAccess, hash: Hash, { wallet, subnetTokenId, param, value, field = param, receipt }: ParameterClaim) {
   const paramIndex = SUBNET_PARAMS.indexOf(param);
   await SubnetParameterUpdated.verify(context, {
     hash,

@@ -1,14 +1,14 @@
 /** A datanet draft published: `SubnetPublished` links the draft to the datanet's token. */
 import { sql } from "drizzle-orm";
 import { isAddressEqual, type Address, type Hash } from "viem";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { subnetDraftByPublishTx } from "../records";
 
 const SubnetPublished = contractEvent("SubnetManager", "SubnetPublished");
 
 /** Owner = sender, the draft's primary token; the facts: the datanet's token id. */
-async function verify(context: LedgerContext, hash: Hash, { wallet, primaryToken, receipt }: Sender & { primaryToken: string }) {
+async function verify(context: LedgerChainAccess, hash: Hash, { wallet, primaryToken, receipt }: Sender & { primaryToken: string }) {
   const { event } = await SubnetPublished.verify(context, {
     hash,
     receipt,

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { decodeFunctionData, isAddressEqual, parseEventLogs, TransactionNotFoundError, type Address, type Hash } from "viem";
 import { CoreTokenAbi, SubnetManagerAbi } from "../../../abis";
 import { ChainUnavailableError, TxVerificationError } from "../../../chain/verify-tx";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 import { moveSubscriptionOrderStatement, subscriptionOrderByTx } from "../records";
 
@@ -30,7 +30,7 @@ async function chainCall<T>(call: () => Promise<T>): Promise<T> {
 
 /** Checks a package payment (see the module comment); TxVerificationError when it does not prove one. */
 export async function verifyPackagePayment(
-  context: LedgerContext,
+  context: LedgerChainAccess,
   hash: Hash,
   { wallet, subnetTokenId, receipt: known }: Sender & { subnetTokenId: bigint },
 ): Promise<VerifiedPayment> {

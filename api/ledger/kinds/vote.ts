@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import { eventId } from "../../../src/lib/ids";
 import { findReportedVoteByTx, moveReportedVoteStatements } from "../../platform/repositories/reported-votes";
-import { contractEvent, type LedgerContext } from "../chain";
+import { contractEvent, type LedgerChainAccess } from "../chain";
 import { changed, holds, recordKind, type Sender } from "../kind";
 
 const Voted = contractEvent("PodManager", "Voted");
@@ -24,7 +24,7 @@ export type VerifiedVote = {
 /** The pod, and when given the epoch, exact raw votes and direction. */
 export type VoteClaim = { podTokenId: bigint; epoch?: bigint; votes?: bigint; upVote?: boolean };
 
-async function verify(context: LedgerContext, hash: Hash, { wallet, receipt, ...claim }: Sender & VoteClaim): Promise<VerifiedVote> {
+async function verify(context: LedgerChainAccess, hash: Hash, { wallet, receipt, ...claim }: Sender & VoteClaim): Promise<VerifiedVote> {
   const { event } = await Voted.verify(context, {
     hash,
     receipt,

@@ -23,7 +23,7 @@ import { isUuid } from "../../db/refs";
 import type { AuthenticatedAgent } from "../../http/auth/agent-bearer";
 import { verifyWalletSignature } from "../../http/auth/wallet-signature";
 import { badRequest, chainErrorToHttp, notFound } from "../../http/errors";
-import type { PlatformContext } from "../context";
+import type { PlatformRuntime } from "../app-services";
 import {
   adoptAgentWallet,
   agentExists,
@@ -93,7 +93,7 @@ export type WalletProof = { walletAddress: string; nonce: string; signature: str
 export type VerifiedWalletProof = { wallet: Address; nonce: string };
 
 /** The chain client, for smart-wallet signatures; none when no chain is configured (plain keys still verify). */
-function signatureClient(context: PlatformContext): PublicClient | undefined {
+function signatureClient(context: PlatformRuntime): PublicClient | undefined {
   try {
     return context.chain().client;
   } catch {
@@ -108,7 +108,7 @@ function signatureClient(context: PlatformContext): PublicClient | undefined {
  */
 export async function verifyWalletProof(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   proof: WalletProof,
   { agentId, now = new Date() }: { agentId: string | null; now?: Date },
 ): Promise<VerifiedWalletProof> {
@@ -145,7 +145,7 @@ export async function consumeProof(executor: Executor, proof: VerifiedWalletProo
 /** POST /agents/{agentId}/wallet: binds the proven wallet to the agent, replacing the wallet it had. */
 export async function bindAgentWallet(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   agentId: string,
   proof: WalletProof,
   now = new Date(),
@@ -182,7 +182,7 @@ export type AgentWallet = {
  */
 export async function agentWalletFor(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   agent: Pick<AuthenticatedAgent, "id" | "walletAddress" | "ownWalletAddress">,
   txHash: Hash,
   now = new Date(),

@@ -7,7 +7,7 @@ import type { OffchainDb } from "../../db/client";
 import { generateAgentCredential } from "../../http/auth/agent-bearer";
 import { sha256Hex } from "../../lib/crypto";
 import { badRequest, notFound } from "../../http/errors";
-import type { PlatformContext } from "../context";
+import type { PlatformRuntime } from "../app-services";
 import { archiveAgentPod, insertAgent, updateAgent } from "../repositories/agents";
 import { findPodDraftByRef } from "../repositories/pods";
 import { consumeProof, verifyWalletProof, type VerifiedWalletProof } from "./agent-wallets";
@@ -36,7 +36,7 @@ export type RegisterAgentInput = AgentProfileInput & {
  * `createWallet: false` (bound later by signature or by its first recorded transaction). The
  * credential is stored as its sha-256 only and returned once.
  */
-export async function registerAgent(db: OffchainDb, context: PlatformContext, input: RegisterAgentInput) {
+export async function registerAgent(db: OffchainDb, context: PlatformRuntime, input: RegisterAgentInput) {
   const now = new Date();
   let proof: VerifiedWalletProof | undefined;
   let privateKey: `0x${string}` | undefined;

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Hash } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { badRequest, type HttpError } from "../../http/errors";
-import type { LedgerContext } from "../../ledger/chain";
+import type { LedgerChainAccess } from "../../ledger/chain";
 import type { RecordKind, Sender } from "../../ledger/kind";
 import { record } from "../../ledger/ledger";
 import type { Executor } from "../repositories/subnets";
@@ -60,7 +60,7 @@ async function assertTokenUnlinked(
  */
 export async function linkDraft<Row extends { id: string; tokenId: string | null }, Owner, Claim extends Sender, NewRow>(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   lifecycle: DraftLifecycle<Row, Owner, Claim, NewRow>,
   { owner, draftId, txHash, claim }: { owner: Owner; draftId: string; txHash: Hash; claim: (draft: Row) => Claim | Promise<Claim> },
 ): Promise<{ tokenId: bigint }> {
@@ -88,7 +88,7 @@ export async function linkDraft<Row extends { id: string; tokenId: string | null
 /** The agent routes' step: verifies the transaction, then stores the record already linked to its token. */
 export async function createLinked<Row extends { id: string; tokenId: string | null }, Owner, Claim extends Sender, NewRow>(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   lifecycle: DraftLifecycle<Row, Owner, Claim, NewRow>,
   { txHash, claim, row }: { txHash: Hash; claim: Claim; row: NewRow },
 ): Promise<{ id: string; tokenId: bigint }> {

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Address, Hash, TransactionReceipt } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import type { LedgerContext } from "../../ledger/chain";
+import type { LedgerChainAccess } from "../../ledger/chain";
 import type { Alongside } from "../../ledger/kind";
 import type { PodMintClaim } from "../../ledger/kinds/pod-mint";
 import { record, recordSent } from "../../ledger/ledger";
@@ -132,7 +132,7 @@ async function publishedTarget(db: Executor, draft: PodDraftRow): Promise<bigint
 /** POST /me/pods/{id}/mint: PodMinted by the caller's wallet in the draft's datanet; links the draft to the token. */
 export function mintPodDraft(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   { creator, wallet, draftId, txHash }: { creator: PodCreator; wallet: Address; draftId: string; txHash: Hash },
 ): Promise<{ tokenId: bigint }> {
   return linkDraft(db, context, podDrafts, {
@@ -149,7 +149,7 @@ export function mintPodDraft(
  */
 export async function createMintedPod(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     creator,
     wallet,
@@ -192,7 +192,7 @@ export async function createMintedPod(
  */
 export async function recordServerMint(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     serverWallet,
     wallet,
@@ -238,7 +238,7 @@ export async function recordServerMint(
 /** POST /me/pods/{id}/republish: PodRepublished for this pod's token, sent by the caller's wallet. */
 export async function republishPodDraft(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   { creator, wallet, draftId, txHash }: { creator: PodCreator; wallet: Address; draftId: string; txHash: Hash },
 ): Promise<{ id: string; subnetTokenId: bigint; validityEpoch: bigint }> {
   const draft = await requireOwnedPodDraft(db, creator, draftId);

@@ -1,7 +1,7 @@
 /** Targeted stakes: a verified `boost` recorded with its transaction (the ledger's `boost` kind). */
 import type { Address, Hash } from "viem";
 import type { OffchainDb } from "../../db/client";
-import type { LedgerContext } from "../../ledger/chain";
+import type { LedgerChainAccess } from "../../ledger/chain";
 import { record } from "../../ledger/ledger";
 import { KINDS } from "../../ledger/registry";
 import { insertBoost, type NewBoost } from "../repositories/stakes";
@@ -13,7 +13,7 @@ import { insertBoost, type NewBoost } from "../repositories/stakes";
  */
 export async function recordBoost(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     txHash,
     wallet,

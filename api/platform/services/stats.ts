@@ -7,7 +7,7 @@ import { toTokenNumber } from "../../../chain/units";
 import { epochAt } from "../../../src/lib/epochs";
 import type { OffchainDb } from "../../db/client";
 import { notFound, serviceUnavailable } from "../../http/errors";
-import type { PlatformContext } from "../context";
+import type { PlatformRuntime } from "../app-services";
 import {
   accessHolderCount,
   activePodCount,
@@ -51,7 +51,7 @@ export async function chainClock(db: OffchainDb, viewsSchema: string, now = Date
 
 const isoOfSeconds = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
 
-export async function networkStats(db: OffchainDb, context: PlatformContext, viewsSchema: string) {
+export async function networkStats(db: OffchainDb, context: PlatformRuntime, viewsSchema: string) {
   const clock = await chainClock(db, viewsSchema);
   const [pods, subnetIds, fees, locks, userCount, price] = await Promise.all([
     totalPods(db),
@@ -82,7 +82,7 @@ export async function networkStats(db: OffchainDb, context: PlatformContext, vie
   };
 }
 
-export async function subnetStats(db: OffchainDb, context: PlatformContext, viewsSchema: string, ref: string) {
+export async function subnetStats(db: OffchainDb, context: PlatformRuntime, viewsSchema: string, ref: string) {
   const row = await publishedSubnetWithChain(db, ref);
   if (!row) throw notFound("Datanet not found");
   const { draft, subnet } = row;

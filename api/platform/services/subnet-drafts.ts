@@ -10,7 +10,7 @@ import { parseTokenAmount } from "../../../chain/units";
 import type { SubnetParam } from "../../../src/lib/enums";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import type { LedgerContext } from "../../ledger/chain";
+import type { LedgerChainAccess } from "../../ledger/chain";
 import type { Alongside } from "../../ledger/kind";
 import { record } from "../../ledger/ledger";
 import { KINDS } from "../../ledger/registry";
@@ -86,7 +86,7 @@ export function requireOwnedSubnetDraft(db: Executor, creator: Creator, id: stri
 /** POST /me/subnets/{id}/publish: SubnetPublished by the caller's wallet with the draft's primary token; links the draft to the token. */
 export function publishSubnetDraft(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   { creator, wallet, draftId, txHash }: { creator: Creator; wallet: Address; draftId: string; txHash: Hash },
 ): Promise<{ tokenId: bigint }> {
   return linkDraft(db, context, subnetDrafts, {
@@ -103,7 +103,7 @@ export function publishSubnetDraft(
  */
 export function createPublishedSubnet(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     creator,
     wallet,
@@ -154,7 +154,7 @@ export function exactTokenAmount(field: string, value: number, decimals = 18): b
  */
 export async function recordSubnetParameter(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     creator,
     wallet,

@@ -25,7 +25,7 @@ import { verifyPackagePayment } from "../../ledger/kinds/subscription-order";
 import { record } from "../../ledger/ledger";
 import { KINDS } from "../../ledger/registry";
 import type { AgentsConfig, SubscriptionPackageConfig } from "../config";
-import type { PlatformContext } from "../context";
+import type { PlatformRuntime } from "../app-services";
 import {
   insertOrder,
   listAgentOrders,
@@ -57,7 +57,7 @@ export function presentPackage(
 /** Records an order for a verified payment; returns its id. */
 export async function createOrder(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   config: AgentsConfig,
   {
     agent,
@@ -106,7 +106,7 @@ export async function createOrder(
  */
 export async function refreshCreatedOrders(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   config: AgentsConfig,
   { agent, subnetDraftId, now = new Date() }: { agent: { id: string }; subnetDraftId: string; now?: Date },
 ): Promise<OrderRow[]> {
@@ -150,7 +150,7 @@ export function presentOrder(order: OrderRow) {
  */
 export async function subscriptionStatus(
   db: OffchainDb,
-  context: PlatformContext,
+  context: PlatformRuntime,
   config: AgentsConfig,
   { agent, subnetDraftId, now = new Date() }: { agent: { id: string }; subnetDraftId: string; now?: Date },
 ): Promise<"active" | "unindexed" | "none"> {

@@ -6,7 +6,7 @@
 import type { Hash } from "viem";
 import type { OffchainDb } from "../../db/client";
 import { badRequest } from "../../http/errors";
-import type { LedgerContext } from "../../ledger/chain";
+import type { LedgerChainAccess } from "../../ledger/chain";
 import type { Sender } from "../../ledger/kind";
 import type { VoteClaim } from "../../ledger/kinds/vote";
 import { record } from "../../ledger/ledger";
@@ -23,7 +23,7 @@ export { indexedPodExists } from "../repositories/indexed-votes";
  */
 export async function recordReportedVote(
   db: OffchainDb,
-  context: LedgerContext,
+  context: LedgerChainAccess,
   {
     txHash,
     claim,

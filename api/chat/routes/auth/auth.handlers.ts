@@ -3,7 +3,7 @@ import { isUuid } from "../../../db/refs";
 import { getAddress } from "viem";
 import { createWalletSession } from "../../../http/auth/wallet-session";
 import { unauthorized, withDatabase } from "../../../http/errors";
-import type { ChatHandler } from "../../context";
+import type { ChatHandler } from "../../app-services";
 import { verifyWalletSignature } from "../../../http/auth/wallet-signature";
 import { consumeNonce, findNonce, insertNonce, pruneNonces } from "../../repositories/auth";
 import type * as routes from "./auth.routes";
@@ -26,7 +26,7 @@ export function signInMessage(serviceName: string, address: string, nonce: strin
 }
 
 export const issueNonce: ChatHandler<typeof routes.nonceRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const { walletAddress } = c.req.valid("json");
   const wallet = walletAddress.toLowerCase();
   const now = ctx.now();
@@ -43,7 +43,7 @@ export const issueNonce: ChatHandler<typeof routes.nonceRoute> = async (c) => {
  * address, used (replay) or expired, and a signature that does not verify.
  */
 export const verify: ChatHandler<typeof routes.verifyRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const body = c.req.valid("json");
   const wallet = body.walletAddress.toLowerCase();
   const now = ctx.now();

@@ -1,6 +1,6 @@
 /** Auth resource: wires auth.routes.ts to auth.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { ChatEnv } from "../../context";
+import type { ChatEnv } from "../../app-services";
 import * as handlers from "./auth.handlers";
 import * as routes from "./auth.routes";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isUuid } from "../../../db/refs";
 import { notFound, withDatabase } from "../../../http/errors";
-import type { ChatHandler } from "../../context";
+import type { ChatHandler } from "../../app-services";
 import { allMessages, CHAT_SESSION_TTL_MS, findLiveSession, recentMessages, saveExchange } from "../../repositories/chat";
 import type * as routes from "./chat.routes";
 
@@ -11,7 +11,7 @@ const HISTORY_FOR_ASSISTANT = 20;
 const sessionNotFound = () => notFound("Session not found");
 
 export const chat: ChatHandler<typeof routes.chatRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const wallet = c.get("wallet");
   const { message, sessionId: requested } = c.req.valid("json");
   const receivedAt = ctx.now();
@@ -44,7 +44,7 @@ export const chat: ChatHandler<typeof routes.chatRoute> = async (c) => {
 };
 
 export const history: ChatHandler<typeof routes.historyRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const wallet = c.get("wallet");
   const { sessionId } = c.req.valid("param");
   if (!isUuid(sessionId)) throw sessionNotFound();

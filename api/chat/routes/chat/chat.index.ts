@@ -1,6 +1,6 @@
 /** Chat resource: wires chat.routes.ts to chat.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { ChatEnv } from "../../context";
+import type { ChatEnv } from "../../app-services";
 import * as handlers from "./chat.handlers";
 import * as routes from "./chat.routes";
 

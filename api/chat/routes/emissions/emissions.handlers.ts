@@ -3,7 +3,7 @@ import { maxUint256, parseEventLogs, type Hash } from "viem";
 import { PodManagerAbi } from "../../../../abis";
 import { toTokenString } from "../../../../chain/units";
 import { badRequest, HttpError, notFound, serviceUnavailable } from "../../../http/errors";
-import { chainOf, serverWalletOf, type ChatHandler } from "../../context";
+import { chainOf, serverWalletOf, type ChatHandler } from "../../app-services";
 import type { ChatChain } from "../../services/chain";
 import type { EmissionsScan } from "../../services/emissions";
 import { ContractRevertError, type ServerWallet } from "../../services/server-wallet";
@@ -41,7 +41,7 @@ function epochsBody(scan: EmissionsScan) {
 }
 
 export const checkEmissions: ChatHandler<typeof routes.checkRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const podId = parsePodId(c.req.valid("param").podId);
   const fromEpoch = parseFromEpoch(c.req.valid("query").fromEpoch);
   const chain = chainOf(ctx);
@@ -140,7 +140,7 @@ async function collectClaims({ chain, serverWallet, logger }: Claimer, sent: Has
  * every receipt is awaited before the lock is released, so a concurrent claim sees them settled.
  */
 export const claimEmissions: ChatHandler<typeof routes.claimRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const wallet = c.get("wallet");
   const podId = parsePodId(c.req.valid("param").podId);
   const fromEpoch = parseFromEpoch(c.req.valid("query").fromEpoch);

@@ -1,6 +1,6 @@
 /** Emissions resource: wires emissions.routes.ts to emissions.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { ChatEnv } from "../../context";
+import type { ChatEnv } from "../../app-services";
 import * as handlers from "./emissions.handlers";
 import * as routes from "./emissions.routes";
 

@@ -4,7 +4,7 @@ import { PodManagerAbi } from "../../../../abis";
 import { toTokenNumber } from "../../../../chain/units";
 import { badRequest, HttpError, serviceUnavailable } from "../../../http/errors";
 import { recordServerMint } from "../../../platform/services/pod-drafts";
-import { explorerTxUrl, ledgerContextOf, serverWalletOf, type ChatHandler } from "../../context";
+import { explorerTxUrl, ledgerChainAccessOf, serverWalletOf, type ChatHandler } from "../../app-services";
 import { PodManagerWithTokenErrorsAbi, type ChatChain } from "../../services/chain";
 import { bestSubnetFor, listSubnets, resolveSubnetHint } from "../../services/subnets";
 import { generateMetadata } from "../../services/post-metadata";
@@ -82,7 +82,7 @@ async function awaitMintReceipt(
  * recorded off-chain for the Platform API.
  */
 export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const wallet = c.get("wallet");
   const body = c.req.valid("json");
   const url = parsePostUrl(body.tweetUrl);
@@ -108,7 +108,7 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
   const podId = receipt ? mintedPodId(receipt, chain.addresses.podManager) : null;
 
   try {
-    await recordServerMint(ctx.db, ledgerContextOf(chain), {
+    await recordServerMint(ctx.db, ledgerChainAccessOf(chain), {
       serverWallet: serverWallet.address,
       wallet: wallet as Address,
       // The Platform API's privateSubnetId: the datanet's draft when it has one, else its token id.
@@ -146,7 +146,7 @@ export const mintPod: ChatHandler<typeof routes.mintRoute> = async (c) => {
 
 /** The wallet's pods as indexed; `totalEmissions` is what owner claims have paid, in whole CORE. */
 export const listPods: ChatHandler<typeof routes.listPodsRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const wallet = c.get("wallet");
   const rows = await walletPods(ctx.db, wallet);
   backfillTokenIds(ctx.db, wallet, rows).catch((err: unknown) => c.get("logger").warn({ err }, "token id backfill failed"));

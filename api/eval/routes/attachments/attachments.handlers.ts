@@ -1,11 +1,11 @@
-import { type EvalAccountHandler, evalBaseUrl } from "../../context";
+import { type EvalAccountHandler, evalBaseUrl } from "../../app-services";
 import { newAttachmentKey } from "../../ids";
 import { LIMITS } from "../../limits";
 import { insertUpload } from "../../repositories/attachments";
 import type * as routes from "./attachments.routes";
 
 export const requestUpload: EvalAccountHandler<typeof routes.requestUploadRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const accountId = c.get("account");
   const { filename, contentType } = c.req.valid("json");
   const now = ctx.now();

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from "file-type";
 import { badRequest, conflict, serviceUnavailable } from "../../../http/errors";
-import type { EvalContext } from "../../context";
+import type { EvalServices } from "../../app-services";
 import { sha256Hex } from "../../../lib/crypto";
 import { LIMITS } from "../../limits";
 import type { AttachmentBinding } from "../../repositories/eval-requests";
@@ -50,7 +50,7 @@ export interface CheckedAttachment extends AttachmentBinding {
  * declared type. Every failure is a 4xx naming `attachments.0`.
  */
 export async function checkAttachment(
-  ctx: EvalContext,
+  ctx: EvalServices,
   accountId: string,
   ref: AttachmentRefInput,
 ): Promise<CheckedAttachment> {

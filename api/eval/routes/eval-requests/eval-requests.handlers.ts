@@ -1,5 +1,5 @@
 import { HttpError, notFound } from "../../../http/errors";
-import { type EvalAccountHandler, evalBaseUrl } from "../../context";
+import { type EvalAccountHandler, evalBaseUrl } from "../../app-services";
 import { pickCriteria } from "../../criteria";
 import { sha256Hex } from "../../../lib/crypto";
 import { newEvalId } from "../../ids";
@@ -55,7 +55,7 @@ function replay(row: EvaluationRow, requestHash: string) {
 }
 
 export const submitEvaluation: EvalAccountHandler<typeof routes.submitRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const accountId = c.get("account");
   const body = c.req.valid("json");
   const idempotencyKey = c.req.valid("header")["idempotency-key"] ?? null;
@@ -122,7 +122,7 @@ export function presentVerdict(stored: unknown) {
 }
 
 export const getEvaluation: EvalAccountHandler<typeof routes.readRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const accountId = c.get("account");
   const { evalId } = c.req.valid("param");
   const row = await findOwnedEvaluation(ctx.db, evalId, accountId);
@@ -160,7 +160,7 @@ export const getEvaluation: EvalAccountHandler<typeof routes.readRoute> = async 
 };
 
 export const listPendingEvaluations: EvalAccountHandler<typeof routes.pendingRoute> = async (c) => {
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const accountId = c.get("account");
   const { page, pageSize } = c.req.valid("query");
   const now = ctx.now();

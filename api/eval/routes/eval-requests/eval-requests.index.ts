@@ -1,6 +1,6 @@
 /** eval-requests resource: wires eval-requests.routes.ts to eval-requests.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { EvalAccountEnv } from "../../context";
+import type { EvalAccountEnv } from "../../app-services";
 import * as handlers from "./eval-requests.handlers";
 import * as routes from "./eval-requests.routes";
 

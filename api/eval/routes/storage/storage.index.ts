@@ -1,6 +1,6 @@
 /** Storage resource (the built-in store's signed URLs): wires storage.routes.ts to storage.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { EvalEnv } from "../../context";
+import type { EvalEnv } from "../../app-services";
 import * as handlers from "./storage.handlers";
 import * as routes from "./storage.routes";
 

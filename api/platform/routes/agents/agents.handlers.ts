@@ -1,6 +1,6 @@
 /** Agent handlers (spec §4.5): registration, wallet binding, profile, subnets, pods, archive, votes. */
 import type { Hash } from "viem";
-import type { PlatformHandler } from "../../context";
+import type { PlatformHandler } from "../../app-services";
 import { listPublicSubnetSummaries } from "../../repositories/agents";
 import { agentWalletFor, bindAgentWallet as bind, issueWalletNonce } from "../../services/agent-wallets";
 import { archivePodOfAgent, registerAgent as register, updateAgentProfile } from "../../services/agents";
@@ -11,37 +11,37 @@ import { recordReportedVote } from "../../services/votes";
 import type * as routes from "./agents.routes";
 
 export const registerAgent: PlatformHandler<typeof routes.registerAgentRoute> = async (c) => {
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const agent = await register(db, platform, c.req.valid("json"));
   return c.json({ data: agent }, 200);
 };
 
 export const createAgentWalletNonce: PlatformHandler<typeof routes.createAgentWalletNonceRoute> = async (c) => {
-  const data = await issueWalletNonce(c.get("ctx").db, c.req.valid("json"));
+  const data = await issueWalletNonce(c.get("services").db, c.req.valid("json"));
   return c.json({ data }, 200);
 };
 
 export const bindAgentWallet: PlatformHandler<typeof routes.bindAgentWalletRoute> = async (c) => {
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const data = await bind(db, platform, c.get("agent").id, c.req.valid("json"));
   return c.json({ data }, 200);
 };
 
 export const listAgentSubnets: PlatformHandler<typeof routes.listAgentSubnetsRoute> = async (c) => {
-  const rows = await listPublicSubnetSummaries(c.get("ctx").db);
+  const rows = await listPublicSubnetSummaries(c.get("services").db);
   const subnets = rows.map((row) => ({ id: row.id, name: row.name, description: row.description, tokenId: row.tokenId! }));
   return c.json({ data: { subnets } }, 200);
 };
 
 export const updateAgent: PlatformHandler<typeof routes.updateAgentRoute> = async (c) => {
   const agent = c.get("agent");
-  await updateAgentProfile(c.get("ctx").db, agent.id, c.req.valid("json"));
+  await updateAgentProfile(c.get("services").db, agent.id, c.req.valid("json"));
   return c.json({ data: { id: agent.id } }, 200);
 };
 
 export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetRoute> = async (c) => {
   const agent = c.get("agent");
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
   const { id } = await createPublishedSubnet(db, platform, {
@@ -57,7 +57,7 @@ export const createAgentSubnet: PlatformHandler<typeof routes.createAgentSubnetR
 
 export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> = async (c) => {
   const agent = c.get("agent");
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const { txHash, ...body } = c.req.valid("json");
   const sender = await agentWalletFor(db, platform, agent, txHash as Hash);
   const { id } = await createMintedPod(db, platform, {
@@ -73,13 +73,13 @@ export const createAgentPod: PlatformHandler<typeof routes.createAgentPodRoute> 
 };
 
 export const archiveAgentPod: PlatformHandler<typeof routes.archiveAgentPodRoute> = async (c) => {
-  const podId = await archivePodOfAgent(c.get("ctx").db, c.get("agent").id, c.req.valid("param").podId);
+  const podId = await archivePodOfAgent(c.get("services").db, c.get("agent").id, c.req.valid("param").podId);
   return c.json({ data: { podId } }, 200);
 };
 
 export const agentVote: PlatformHandler<typeof routes.agentVoteRoute> = async (c) => {
   const agent = c.get("agent");
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const { podId } = c.req.valid("param");
   const { txHash, feedback } = c.req.valid("json");
   const pod = await findPodRef(db, podId, { agentId: agent.id });

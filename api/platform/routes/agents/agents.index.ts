@@ -1,6 +1,6 @@
 /** Agents resource: wires agents.routes.ts to agents.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./agents.handlers";
 import * as routes from "./agents.routes";
 

@@ -1,5 +1,5 @@
 /** Comment handlers: on publicly listed pods (minted, indexed, not banned, not archived). */
-import type { PlatformHandler } from "../../context";
+import type { PlatformHandler } from "../../app-services";
 import { presentComment } from "../../presenters/engagement";
 import * as comments from "../../repositories/comments";
 import { assertPathMatch } from "../../schemas/common";
@@ -8,7 +8,7 @@ import { podNotFound } from "../../services/refs";
 import type * as routes from "./comments.routes";
 
 export const listComments: PlatformHandler<typeof routes.listCommentsRoute> = async (c) => {
-  const { db, agents } = c.get("ctx");
+  const { db, agents } = c.get("services");
   const pod = await findListedPod(db, c.req.valid("param").podId);
   if (!pod) throw podNotFound();
   const rows = await comments.listPodComments(db, pod.id, agents.commentsMaxItems);
@@ -19,7 +19,7 @@ export const createComment: PlatformHandler<typeof routes.createCommentRoute> = 
   const { podId } = c.req.valid("param");
   const body = c.req.valid("json");
   assertPathMatch("podId", body.podId, podId);
-  const { db } = c.get("ctx");
+  const { db } = c.get("services");
   const pod = await findListedPod(db, podId);
   if (!pod) throw podNotFound();
   const id = await comments.insertComment(db, { podKey: pod.id, userId: c.get("user").id, comment: body.comment });

@@ -1,6 +1,6 @@
 /** Comments resource: wires comments.routes.ts to comments.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./comments.handlers";
 import * as routes from "./comments.routes";
 

@@ -1,7 +1,7 @@
 /** Dataset download (spec §4.5). */
 import { HttpError } from "../../../http/errors";
 import { sendJsonBody } from "../../../http/json-body";
-import type { PlatformHandler } from "../../context";
+import type { PlatformHandler } from "../../app-services";
 import { cachedBody } from "../../read-cache";
 import { buildDataset } from "../../services/datasets";
 import { requirePublicSubnet } from "../../services/refs";
@@ -15,7 +15,7 @@ const tooManyDownloads = () => new HttpError(503, "Too many dataset downloads in
 
 export const getDataset: PlatformHandler<typeof routes.getDatasetRoute> = async (c) => {
   const agent = c.get("agent");
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const { db, platform, agents, datasetDownloads } = ctx;
   const subnet = await requirePublicSubnet(db, c.req.valid("param").subnetId);
   const access = await subscriptionStatus(db, platform, agents, { agent, subnetDraftId: subnet.id });

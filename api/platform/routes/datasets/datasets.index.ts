@@ -1,6 +1,6 @@
 /** Datasets resource: wires datasets.routes.ts to datasets.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./datasets.handlers";
 import * as routes from "./datasets.routes";
 

@@ -1,7 +1,7 @@
 /** Event stream handler: validates, takes a stream slot, then streams until the client leaves. */
 import { streamSSE } from "hono/streaming";
 import { badRequest, HttpError } from "../../../http/errors";
-import type { PlatformHandler } from "../../context";
+import type { PlatformHandler } from "../../app-services";
 import { parseResume, runEventStream, type StreamSignal, topicsOf } from "../../services/events";
 import type * as routes from "./events.routes";
 
@@ -9,7 +9,7 @@ export const streamEvents: PlatformHandler<typeof routes.streamEventsRoute> = as
   const { datanet, pod, wallet, lastEventId } = c.req.valid("query");
   const resume = parseResume(c.req.header("last-event-id") || lastEventId);
   if (!resume) throw badRequest("Last-Event-ID must be 0 or an event id such as 212-1-3b1d6b0e6e1f44a2");
-  const ctx = c.get("ctx");
+  const ctx = c.get("services");
   const release = ctx.eventStreams.acquire();
   if (!release) throw new HttpError(503, "Too many event streams; retry later", { "Retry-After": "5" });
   const config = ctx.platform.config.events;

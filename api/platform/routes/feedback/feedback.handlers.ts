@@ -2,7 +2,7 @@
 import { parseTokenAmount, toTokenString } from "../../../../chain/units";
 import { badRequest, conflict, HttpError } from "../../../http/errors";
 import { assertChainReady } from "../../../http/readiness";
-import { type PlatformHandler, requireWallet } from "../../context";
+import { type PlatformHandler, requireWallet } from "../../app-services";
 import * as feedback from "../../repositories/feedback";
 import { assertPathMatch } from "../../schemas/common";
 import { findPodRef, findSubnetRef, mintedTokenId, podNotFound } from "../../services/refs";
@@ -39,7 +39,7 @@ export const createFeedback: PlatformHandler<typeof routes.createFeedbackRoute> 
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const user = c.get("user");
-  const { db, pool, viewsSchema } = c.get("ctx");
+  const { db, pool, viewsSchema } = c.get("services");
   assertPathMatch("podId", body.podId, id);
   const wallet = requireWallet(user);
   const votes = parseAmount("votes", body.votes);

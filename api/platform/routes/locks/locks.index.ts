@@ -1,6 +1,6 @@
 /** Locks resource: wires locks.routes.ts to locks.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./locks.handlers";
 import * as routes from "./locks.routes";
 

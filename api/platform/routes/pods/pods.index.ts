@@ -1,6 +1,6 @@
 /** Pod resource: wires pods.routes.ts to pods.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./pods.handlers";
 import * as routes from "./pods.routes";
 

@@ -2,7 +2,7 @@
 import type { Hash } from "viem";
 import { parseTokenAmount } from "../../../../chain/units";
 import { badRequest } from "../../../http/errors";
-import { type PlatformHandler, requireWallet } from "../../context";
+import { type PlatformHandler, requireWallet } from "../../app-services";
 import { findSubnetRef, publishedTokenId, subnetNotFound } from "../../services/refs";
 import { recordBoost } from "../../services/stakes";
 import type * as routes from "./stakes.routes";
@@ -11,7 +11,7 @@ import type * as routes from "./stakes.routes";
 export const boost: PlatformHandler<typeof routes.boostRoute> = async (c) => {
   const body = c.req.valid("json");
   const user = c.get("user");
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   const wallet = requireWallet(user);
   const amount = parseTokenAmount(body.amount);
   if (amount === undefined || amount === 0n) throw badRequest("amount: must be a positive decimal string");

@@ -1,6 +1,6 @@
 /** Stats resource: wires stats.routes.ts to stats.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import { statsKeyAuth } from "../../middleware";
 import * as handlers from "./stats.handlers";
 import * as routes from "./stats.routes";

@@ -1,6 +1,6 @@
 /** Subnet resource: wires subnets.routes.ts to subnets.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import type { SubnetSetter } from "../../services/subnet-drafts";
 import * as handlers from "./subnets.handlers";
 import * as routes from "./subnets.routes";

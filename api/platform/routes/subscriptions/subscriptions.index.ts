@@ -1,6 +1,6 @@
 /** Subscriptions resource: wires subscriptions.routes.ts to subscriptions.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./subscriptions.handlers";
 import * as routes from "./subscriptions.routes";
 

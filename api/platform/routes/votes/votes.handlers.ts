@@ -2,7 +2,7 @@
 import type { Hash } from "viem";
 import { parseTokenAmount } from "../../../../chain/units";
 import { badRequest } from "../../../http/errors";
-import { type PlatformHandler, requireWallet } from "../../context";
+import { type PlatformHandler, requireWallet } from "../../app-services";
 import { presentPublicVote } from "../../presenters/engagement";
 import * as votes from "../../repositories/votes";
 import { assertPathMatch } from "../../schemas/common";
@@ -17,7 +17,7 @@ import type * as routes from "./votes.routes";
  */
 export const listPublicPodVotes: PlatformHandler<typeof routes.publicPodVotesRoute> = async (c) => {
   const { podId, epoch } = c.req.valid("param");
-  const { db, agents } = c.get("ctx");
+  const { db, agents } = c.get("services");
   const pod = await findPodRef(db, podId);
   if (!pod || pod.tokenId === null) throw podNotFound();
   const listed = pod.draftId !== null ? Boolean(await findListedPod(db, pod.draftId)) : await indexedPodExists(db, pod.tokenId);
@@ -30,7 +30,7 @@ export const reportVote: PlatformHandler<typeof routes.reportVoteRoute> = async 
   const { podId } = c.req.valid("param");
   const body = c.req.valid("json");
   const user = c.get("user");
-  const { db, platform } = c.get("ctx");
+  const { db, platform } = c.get("services");
   assertPathMatch("podId", body.podId, podId);
   const wallet = requireWallet(user);
   const amount = parseTokenAmount(body.votes);

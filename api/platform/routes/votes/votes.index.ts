@@ -1,6 +1,6 @@
 /** Votes resource: wires votes.routes.ts to votes.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./votes.handlers";
 import * as routes from "./votes.routes";
 

@@ -1,6 +1,6 @@
 /** Wallets resource: wires wallets.routes.ts to wallets.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./wallets.handlers";
 import * as routes from "./wallets.routes";
 

@@ -1,5 +1,5 @@
 /** Webhook subscription handlers: the caller's own subscriptions only (another agent's are 404). */
-import type { PlatformHandler } from "../../context";
+import type { PlatformHandler } from "../../app-services";
 import {
   createWebhook as create,
   deleteWebhook as remove,
@@ -12,7 +12,7 @@ import type * as routes from "./webhooks.routes";
 
 export const createWebhook: PlatformHandler<typeof routes.createWebhookRoute> = async (c) => {
   const agent = c.get("agent");
-  const { db, platform, viewsSchema } = c.get("ctx");
+  const { db, platform, viewsSchema } = c.get("services");
   const body = c.req.valid("json");
   const row = await create(db, {
     agentId: agent.id,
@@ -31,21 +31,21 @@ export const createWebhook: PlatformHandler<typeof routes.createWebhookRoute> = 
 };
 
 export const listWebhooks: PlatformHandler<typeof routes.listWebhooksRoute> = async (c) => {
-  const rows = await list(c.get("ctx").db, c.get("agent").id);
+  const rows = await list(c.get("services").db, c.get("agent").id);
   return c.json({ data: rows.map(presentWebhook) }, 200);
 };
 
 export const getWebhook: PlatformHandler<typeof routes.getWebhookRoute> = async (c) => {
-  const row = await requireOwnWebhook(c.get("ctx").db, c.get("agent").id, c.req.valid("param").webhookId);
+  const row = await requireOwnWebhook(c.get("services").db, c.get("agent").id, c.req.valid("param").webhookId);
   return c.json({ data: presentWebhook(row) }, 200);
 };
 
 export const deleteWebhook: PlatformHandler<typeof routes.deleteWebhookRoute> = async (c) => {
-  await remove(c.get("ctx").db, c.get("agent").id, c.req.valid("param").webhookId);
+  await remove(c.get("services").db, c.get("agent").id, c.req.valid("param").webhookId);
   return c.json({ data: { success: true as const } }, 200);
 };
 
 export const resumeWebhook: PlatformHandler<typeof routes.resumeWebhookRoute> = async (c) => {
-  const row = await resume(c.get("ctx").db, c.get("agent").id, c.req.valid("param").webhookId);
+  const row = await resume(c.get("services").db, c.get("agent").id, c.req.valid("param").webhookId);
   return c.json({ data: presentWebhook(row) }, 200);
 };

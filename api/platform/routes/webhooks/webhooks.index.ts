@@ -1,6 +1,6 @@
 /** Webhooks resource: wires webhooks.routes.ts to webhooks.handlers.ts. */
 import { createRouter } from "../../../http/create-app";
-import type { PlatformEnv } from "../../context";
+import type { PlatformEnv } from "../../app-services";
 import * as handlers from "./webhooks.handlers";
 import * as routes from "./webhooks.routes";
 

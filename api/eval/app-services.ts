@@ -2,14 +2,14 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { AuthEnv } from "../http/auth/factory";
-import type { AppEnv, AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
+import type { AppEnv, AppRouteHandler, ServicesEnv, SurfaceServices } from "../http/types";
 import type { EvalConfig } from "./config";
 import type { AttachmentStorage } from "./storage/index";
 
 export const EVAL_BASE_PATH = "/api/v1";
 
-/** What the Evaluation API's handlers use: `c.get("ctx")`, set once per app. */
-export interface EvalContext extends SurfaceContext {
+/** What the Evaluation API's handlers use: `c.get("services")`, set once per app. */
+export interface EvalServices extends SurfaceServices {
   config: EvalConfig;
   storage: AttachmentStorage;
   /** The service clock; tests drive it. */
@@ -19,9 +19,9 @@ export interface EvalContext extends SurfaceContext {
   keyIssuanceBudget: MiddlewareHandler<AppEnv>;
 }
 
-export type EvalEnv = ContextEnv<EvalContext>;
+export type EvalEnv = ServicesEnv<EvalServices>;
 /** After `accountAuth` (every `/agents/*` path): `c.get("account")` is the caller's account id. */
-export type EvalAccountEnv = AuthEnv<EvalContext, "account", string>;
+export type EvalAccountEnv = AuthEnv<EvalServices, "account", string>;
 
 /** An Evaluation API handler typed by its route. */
 export type EvalHandler<R extends RouteConfig> = AppRouteHandler<R, EvalEnv>;
@@ -29,6 +29,6 @@ export type EvalHandler<R extends RouteConfig> = AppRouteHandler<R, EvalEnv>;
 export type EvalAccountHandler<R extends RouteConfig> = AppRouteHandler<R, EvalAccountEnv>;
 
 /** `{eval_url}` as the client reached it: EVAL_PUBLIC_URL, else this request's origin + /api/v1. */
-export function evalBaseUrl(c: { req: { url: string }; get(key: "ctx"): EvalContext }): string {
-  return c.get("ctx").config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
+export function evalBaseUrl(c: { req: { url: string }; get(key: "services"): EvalServices }): string {
+  return c.get("services").config.publicUrl ?? `${new URL(c.req.url).origin}${EVAL_BASE_PATH}`;
 }

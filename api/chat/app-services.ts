@@ -1,8 +1,8 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import { serviceUnavailable } from "../http/errors";
-import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
-import type { LedgerContext } from "../ledger/chain";
+import type { AppRouteHandler, ServicesEnv, SurfaceServices } from "../http/types";
+import type { LedgerChainAccess } from "../ledger/chain";
 import type { ChatConfig } from "./config";
 import type { ChatChain } from "./services/chain";
 import type { Assistant } from "./services/assistant/assistant";
@@ -13,8 +13,8 @@ import type { PostFetcher } from "./services/post-fetcher";
 import type { SlopChecker } from "./services/slop-check";
 import type { ServerWallet } from "./services/server-wallet";
 
-/** Everything the chat server's handlers use: `c.get("ctx")`, set once per app. */
-export interface ChatContext extends SurfaceContext {
+/** Everything the chat server's handlers use: `c.get("services")`, set once per app. */
+export interface ChatServices extends SurfaceServices {
   config: ChatConfig;
   logger: Logger;
   chain: ChatChain | undefined;
@@ -27,25 +27,25 @@ export interface ChatContext extends SurfaceContext {
   now: () => Date;
 }
 
-export type ChatEnv = ContextEnv<ChatContext>;
+export type ChatEnv = ServicesEnv<ChatServices>;
 
 /** A chat server handler typed by its route (the route's `walletAuth` types `c.get("wallet")`). */
 export type ChatHandler<R extends RouteConfig> = AppRouteHandler<R, ChatEnv>;
 
 /** The chain, or 503 when none is configured. */
-export function chainOf(ctx: ChatContext): ChatChain {
+export function chainOf(ctx: ChatServices): ChatChain {
   if (!ctx.chain) throw serviceUnavailable("Chain not configured");
   return ctx.chain;
 }
 
 /** The server wallet, or 503 when no key is configured. */
-export function serverWalletOf(ctx: ChatContext): { chain: ChatChain; wallet: ServerWallet } {
+export function serverWalletOf(ctx: ChatServices): { chain: ChatChain; wallet: ServerWallet } {
   const chain = chainOf(ctx);
   if (!chain.wallet) throw serviceUnavailable("Server wallet not configured");
   return { chain, wallet: chain.wallet };
 }
 
-export function explorerTxUrl(ctx: ChatContext, txHash: string): string {
+export function explorerTxUrl(ctx: ChatServices, txHash: string): string {
   return `${ctx.config.explorerUrl}/tx/${txHash}`;
 }
 
@@ -53,7 +53,7 @@ export function explorerTxUrl(ctx: ChatContext, txHash: string): string {
  * The chain as the ledger reads it, for the mints the server wallet sends: the mint is checked
  * against its receipt as soon as it is mined, so one confirmation.
  */
-export function ledgerContextOf(chain: ChatChain): LedgerContext {
+export function ledgerChainAccessOf(chain: ChatChain): LedgerChainAccess {
   const { podManager, subnetManager, coreToken } = chain.addresses;
   return {
     chain: () => ({

@@ -20,7 +20,7 @@ import { badRequest, serviceUnavailable } from "../http/errors";
 import { createSurfaceRateLimiter } from "../http/surface-rate-limiter";
 import { observeBulkhead } from "../http/metrics";
 import { rateLimit } from "../http/rate-limit";
-import type { AppRouteHandler, ContextEnv, SurfaceContext } from "../http/types";
+import type { AppRouteHandler, ServicesEnv, SurfaceServices } from "../http/types";
 import { createBulkhead, type Bulkhead } from "../lib/bulkhead";
 import { loadAgentsConfig, loadPlatformConfig, type AgentsConfig, type PlatformConfig } from "./config";
 import { EventFeed } from "./services/event-feed";
@@ -30,9 +30,9 @@ import { assertPathMatch } from "./schemas/common";
 
 /**
  * What the Platform API needs beyond `ApiDeps`. Built once per app from the environment
- * (`createPlatformContext`), or injected by tests through `PlatformDeps.platform`.
+ * (`createPlatformRuntime`), or injected by tests through `PlatformDeps.platform`.
  */
-export interface PlatformContext {
+export interface PlatformRuntime {
   config: PlatformConfig;
   /** The chain client and addresses; a 503 HttpError when no chain is configured. */
   chain(): ApiChain;
@@ -48,7 +48,7 @@ export interface PlatformContext {
   docsSignIn(): DocsSignIn;
 }
 
-export interface PlatformContextOptions {
+export interface PlatformRuntimeOptions {
   env?: NodeJS.ProcessEnv;
   config?: PlatformConfig;
   /** A ready chain (the process's, or in tests the devnet's); default: loadProtocolConfig(env), built on first use. */
@@ -65,7 +65,7 @@ function lazy<T>(build: () => T): () => T {
   return () => (built ??= { value: build() }).value;
 }
 
-export function createPlatformContext(options: PlatformContextOptions = {}): PlatformContext {
+export function createPlatformRuntime(options: PlatformRuntimeOptions = {}): PlatformRuntime {
   const env = options.env ?? processEnv();
   const config = options.config ?? loadPlatformConfig(env);
 
@@ -142,14 +142,14 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
 }
 
 /** `ApiDeps` plus an optional injected platform context and engagement settings (tests). */
-export type PlatformDeps = ApiDeps & { platform?: PlatformContext; agentsConfig?: AgentsConfig };
+export type PlatformDeps = ApiDeps & { platform?: PlatformRuntime; agentsConfig?: AgentsConfig };
 
-/** What the Platform API's handlers and middleware read from `c.get("ctx")` (built once per app). */
-export interface PlatformServices extends SurfaceContext {
+/** What the Platform API's handlers and middleware read from `c.get("services")` (built once per app). */
+export interface PlatformServices extends SurfaceServices {
   /** The limiter of the per-IP and per-identity budgets (identityRateLimit's). */
   rateLimiter: RateLimiterAbstract;
   api: ApiConfig;
-  platform: PlatformContext;
+  platform: PlatformRuntime;
   agents: AgentsConfig;
   /** Open GET /events streams of this app, capped by EVENTS_MAX_STREAMS. */
   eventStreams: EventStreamSlots;
@@ -159,11 +159,11 @@ export interface PlatformServices extends SurfaceContext {
   datasetDownloads: Bulkhead;
 }
 
-export type PlatformEnv = ContextEnv<PlatformServices>;
+export type PlatformEnv = ServicesEnv<PlatformServices>;
 
 /** The services of one Platform API app: the injected context and settings, else ones built from process.env. */
 export function createPlatformServices(deps: PlatformDeps): PlatformServices {
-  const platform = deps.platform ?? createPlatformContext({ logger: deps.logger, chain: deps.chain });
+  const platform = deps.platform ?? createPlatformRuntime({ logger: deps.logger, chain: deps.chain });
   // counted in process, synced to PostgreSQL in batches: no database write per request
   const limiter =
 deps.rateLimiter ?? createSurfaceRateLimiter(deps, "platform");
