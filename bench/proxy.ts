@@ -53,7 +53,7 @@ import { type BenchData, disableAutovacuum, grow } from "./read-path/data";
 import { fmt } from "./read-path/measure";
 import { ROUTE_PATHS } from "./read-path/routes";
 import { blockProducer, PONDER_SCHEMA } from "./read-path/run";
-import { assertWrkInstalled, type LoadResult, parseWrk, runWrk } from "./read-path/wrk";
+import { assertWrkInstalled, type LoadResult, runWrk, spawnWrk } from "./read-path/wrk";
 import { benchTempDir } from "./temp-dir";
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
@@ -247,14 +247,7 @@ function wrkGraphql(url: string, dir: string, connections: number, seconds: numb
     `wrk.method = "POST"\nwrk.body = ${JSON.stringify(JSON.stringify({ query: GRAPHQL_QUERY }))}\nwrk.headers["Content-Type"] = "application/json"\n`,
   );
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, url];
-  return new Promise((resolve, reject) => {
-    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.stderr.on("data", (chunk) => (out += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve(parseWrk(out)) : reject(new Error(`wrk exited with ${code}: ${out}`))));
-  });
+  return spawnWrk(args);
 }
 
 /** CPU seconds of a process and all its descendants (a GraphQL replica runs Ponder as its child). */

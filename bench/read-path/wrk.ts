@@ -90,6 +90,11 @@ export function runWrk(options: LoadOptions): Promise<LoadResult> {
     mixScript(options.paths, options.headers ?? {}),
     options.baseUrl,
   ];
+  return spawnWrk(args);
+}
+
+/** wrk with these arguments, its report parsed (rejects when wrk fails). */
+export function spawnWrk(args: string[]): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -5,21 +5,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
+import { freePort } from "../../ops/net";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function waitFor(url: string, within: number, child?: ChildProcess, log?: string): Promise<void> {
   const until = Date.now() + within;

@@ -15,7 +15,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
+import { freePort } from "../../ops/net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -76,16 +76,7 @@ function run(binary: string, args: string[]): void {
   execFileSync(file, argv, { stdio: "pipe", cwd: os.tmpdir() });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** A directory the postgres OS user owns (PostgreSQL wants its data directory 0700 and its own). */
 function clusterDir(prefix: string): string {
