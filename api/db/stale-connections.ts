@@ -14,6 +14,21 @@ const STALE_CONNECTION_SQLSTATES = new Set([
 const STALE_CONNECTION_MESSAGES = ["Connection terminated unexpectedly", "is not queryable"];
 const STALE_CONNECTION_NODE_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
+/**
+ * A read that lost to concurrent DDL: picked as a deadlock's victim (40P01) or a serialization
+ * failure (40001). The indexer's publish step (ops/views-publish.ts) drops and re-creates every
+ * view of the stable schema in one transaction; a SELECT that locked one view and waits for
+ * another it has dropped deadlocks with it. The switch has committed (or rolled back) a moment
+ * later, so the same SELECT sent again answers.
+ */
+const RETRYABLE_READ_SQLSTATES = new Set(["40P01", "40001"]);
+
+/** Failures after which a SELECT may be sent once more: a stale connection, or a lost lock race. */
+export function isRetryableReadError(error: unknown): boolean {
+  const code = postgresError(error)?.code;
+  return (code !== undefined && RETRYABLE_READ_SQLSTATES.has(code)) || isStaleConnectionError(error);
+}
+
 export function isStaleConnectionError(error: unknown): boolean {
   const database = postgresError(error);
   if (database) return database.code !== undefined && (database.code.startsWith("08") || STALE_CONNECTION_SQLSTATES.has(database.code));
@@ -33,7 +48,8 @@ const RETRY_DELAY_MS = 25;
 
 /**
  * Sends a SELECT made through `pool.query` (every drizzle read outside a transaction) once more,
- * on another connection, when the first attempt failed because its connection was stale. Without
+ * on another connection, when the first attempt failed because its connection was stale or it
+ * lost a lock race to DDL (isRetryableReadError). Without
  * this, each pooled connection the server dropped costs one request a 503 while the database is
  * fine. Writes and transactions are never sent again: whether they applied is not known.
  */
@@ -42,7 +58,7 @@ export function retryReadsOnStaleConnections(pool: pg.Pool, onRetry?: (error: Er
   (pool as { query: unknown }).query = (...args: unknown[]) => {
     if (typeof args[args.length - 1] === "function" || !isSelect(args[0])) return query(...args);
     return query(...args).catch(async (error: unknown) => {
-      if (!isStaleConnectionError(error)) throw error;
+      if (!isRetryableReadError(error)) throw error;
       onRetry?.(error as Error);
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
       return query(...args);

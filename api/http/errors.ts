@@ -78,6 +78,12 @@ export const onError: ErrorHandler<AppEnv> = (thrown, c) => {
   const sqlState = postgresErrorCode(error);
   const clientFault = sqlState ? CLIENT_FAULT_SQLSTATES[sqlState] : undefined;
   if (clientFault) return respond(c, clientFault.status, clientFault.message);
+  // a deadlock or serialization failure that a retry did not resolve (or a write, never resent):
+  // nothing was applied, and the same request again will most likely succeed
+  if (sqlState === "40P01" || sqlState === "40001") {
+    c.get("logger")?.warn({ err: error, requestId: c.get("requestId") }, "lost a lock race");
+    return respond(c, 503, "Database busy, try again", { "Retry-After": "1" });
+  }
   if (isDatabaseUnavailable(error)) {
     c.get("logger")?.warn({ err: error, requestId: c.get("requestId") }, "database unavailable");
     return respond(c, 503, "Database unavailable", { "Retry-After": String(DEFAULT_RETRY_AFTER_SECONDS) });

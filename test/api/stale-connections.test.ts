@@ -3,6 +3,7 @@
  * on another connection and answers; a write is not sent again.
  */
 import net from "node:net";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Database } from "../../api/db/client";
 import { isStaleConnectionError } from "../../api/db/stale-connections";
@@ -103,6 +104,29 @@ describe("reads on a connection dropped while idle", () => {
     retried.length = 0;
     await expect(store.pool.query("SELECT * FROM no_such_table")).rejects.toThrow(/does not exist/);
     expect(retried).toEqual([]);
+  });
+});
+
+describe("a read that loses a lock race to DDL (the views switch of a new indexing version)", () => {
+  it("a SELECT picked as a deadlock's victim is sent again and answers", async () => {
+    const direct = new pg.Client({ connectionString: database.url });
+    await direct.connect();
+    try {
+      await direct.query("CREATE TABLE IF NOT EXISTS lock_a (n int); CREATE TABLE IF NOT EXISTS lock_b (n int)");
+      retried.length = 0;
+      // the DDL side holds b, the read locks a and waits for b, then the DDL side asks for a:
+      // a deadlock, and the read (waiting longer) is its victim
+      await direct.query("BEGIN; LOCK TABLE lock_b IN ACCESS EXCLUSIVE MODE");
+      const read = store.pool.query<{ n: number }>("SELECT 5 AS n FROM (SELECT count(*) FROM lock_a) a, (SELECT count(*) FROM lock_b) b");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await direct.query("LOCK TABLE lock_a IN ACCESS EXCLUSIVE MODE");
+      await direct.query("COMMIT");
+      const { rows } = await read;
+      expect(rows).toEqual([{ n: 5 }]);
+      expect(retried).toEqual([expect.stringMatching(/deadlock detected/)]);
+    } finally {
+      await direct.end();
+    }
   });
 });
 
